@@ -1,0 +1,70 @@
+# navmesh -- build, test, demo, bench.
+#   make            the C core and one Lua module per Lua found (build/<lua>/navmesh/core.so)
+#   make test       everything CI runs; ends with "N passed, N failed"
+#   make demo       builds a procedural level, finds a path, writes build/demo.svg
+#   make bench      timings in C and from Lua (make bench BENCH_SECONDS=1)
+# Variables: CC, LUA_INCDIR (build one module against these headers, e.g.
+# skynet/3rd/lua), OPT.
+
+CC      ?= cc
+OPT     ?= -O2
+WARN    := -Wall -Wextra -Werror -pedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS_CORE := -std=c99 $(OPT) -g -fPIC -fvisibility=hidden -ffp-contract=off $(WARN) -Iinclude
+B       := build
+SRC     := $(wildcard src/core/*.c src/mesh/*.c src/query/*.c src/build/*.c)
+OBJ     := $(patsubst src/%.c,$(B)/obj/%.o,$(SRC))
+LIB     := $(B)/libnavmesh.a
+SOFLAGS := -shared
+ifeq ($(shell uname -s),Darwin)
+SOFLAGS := -bundle -undefined dynamic_lookup
+endif
+
+# Lua flavours we build a module for: name:include-dir
+LUAS := 5.4:/usr/include/lua5.4 jit:/usr/include/luajit-2.1 5.1:/usr/include/lua5.1 5.3:/usr/include/lua5.3
+FOUND_LUAS := $(foreach l,$(LUAS),$(if $(wildcard $(word 2,$(subst :, ,$(l)))/lua.h),$(l)))
+MODULES := $(foreach l,$(FOUND_LUAS),$(B)/$(word 1,$(subst :, ,$(l)))/navmesh/core.so)
+ifneq ($(LUA_INCDIR),)
+MODULES := $(B)/custom/navmesh/core.so
+endif
+
+.PHONY: all deps test test-c test-lua demo bench fuzz clean
+all: $(LIB) $(MODULES)
+
+$(B)/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -c $< -o $@
+
+$(LIB): $(OBJ)
+	@mkdir -p $(B)
+	rm -f $@ && ar rcs $@ $(OBJ)
+
+# One module per Lua: the binding compiled against that Lua's headers,
+# linked with the core; never linked against liblua.
+define lua_module
+$(B)/$(1)/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h include/navmesh.h $(LIB)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) src/lua/lnavmesh.c $(LIB) -lm -o $$@
+endef
+$(foreach l,$(FOUND_LUAS),$(eval $(call lua_module,$(word 1,$(subst :, ,$(l))),$(word 2,$(subst :, ,$(l))))))
+ifneq ($(LUA_INCDIR),)
+$(eval $(call lua_module,custom,$(LUA_INCDIR)))
+endif
+
+deps:
+	@sh tools/deps.sh
+
+test: deps
+	@sh tools/test.sh
+
+demo: deps all
+	@mkdir -p $(B)
+	LUA_PATH="lua/?.lua;examples/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 examples/demo.lua $(B)/demo.svg
+
+bench: deps all
+	@sh tools/bench.sh
+
+fuzz: deps
+	@sh tools/fuzz.sh
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,347 @@
+/*
+ * navmesh.h -- navigation meshes: build them, load them, query them.
+ *
+ * WHAT IT DOES
+ *   A C99 library in the tradition of Recast & Detour. It builds a navigation
+ *   mesh (convex polygons over the walkable surface) from triangle geometry,
+ *   loads and saves navmesh tiles (RecastDemo "MSET" files, single Detour tile
+ *   blobs, and its own format), and answers path queries: nearest polygon,
+ *   A* over polygons, string-pulled straight paths with optional edge inset.
+ *
+ * EXAMPLE
+ *   nm_navmesh *mesh; nm_query *q; nm_filter f;
+ *   if (nm_navmesh_load(bytes, len, NULL, NULL, &mesh) < 0) return;
+ *   nm_query_new(mesh, 2048, NULL, &q);       // the query retains the mesh
+ *   nm_navmesh_release(mesh);                  // ...so we may drop ours
+ *   nm_filter_init(&f);
+ *   float ext[3] = {2, 4, 2}, s[3], e[3];
+ *   nm_polyref sref, eref, path[256]; int npath;
+ *   nm_query_find_nearest(q, start, ext, &f, &sref, s, NULL);
+ *   nm_query_find_nearest(q, goal, ext, &f, &eref, e, NULL);
+ *   nm_status st = nm_query_find_path(q, sref, eref, s, e, &f, path, 256, &npath);
+ *   float pts[3*64]; int n;
+ *   nm_query_straight_path(q, s, e, path, npath, NULL, pts, NULL, NULL, 64, &n);
+ *   nm_query_free(q);
+ *
+ * COORDINATES
+ *   Y is up, the ground is the X/Z plane, lengths are world units (wu).
+ *   Points are float[3] as (x, y, z).
+ *
+ * OWNERSHIP AND THREADS
+ *   Everything returned through `**out` belongs to the caller and is freed
+ *   with the matching _free/_release. Inputs are borrowed (copied if kept).
+ *   Output arrays are caller-sized (cap) and come back with NM_TRUNCATED when
+ *   too small. Each object stores the allocator it was made with.
+ *   A nm_navmesh is reference counted (atomically) and may be read by many
+ *   threads at once; it must not be changed (add/remove tiles, set flags)
+ *   while other threads read it. A nm_query is single-threaded scratch space
+ *   (node pool, open list): use one per thread, service or request handler.
+ *
+ * STATUS
+ *   Every fallible function returns nm_status: 0 is NM_OK, negative values
+ *   are failures, positive values are success with detail bits (NM_PARTIAL,
+ *   NM_TRUNCATED, NM_OUT_OF_NODES), so `if (st < 0)` tests for failure.
+ *   The core never prints, never aborts and has no global mutable state.
+ */
+#ifndef NAVMESH_H
+#define NAVMESH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  define NM_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#  define NM_API __attribute__((visibility("default")))
+#else
+#  define NM_API
+#endif
+
+#define NM_VERSION_STRING "0.1.0"
+
+/* ---- status ------------------------------------------------------------ */
+
+#define NM_STATUS_LIST(X)                                              \
+  X(OK,             0, "ok")                                           \
+  X(PARTIAL,        1, "partial result")                               \
+  X(TRUNCATED,      2, "output buffer too small")                      \
+  X(OUT_OF_NODES,   4, "search ran out of nodes")                      \
+  X(ERR_NOMEM,     -1, "out of memory")                                \
+  X(ERR_PARAM,     -2, "invalid parameter")                            \
+  X(ERR_DATA,      -3, "corrupt or incompatible navmesh data")         \
+  X(ERR_EMPTY,     -4, "input produced no walkable polygons")          \
+  X(ERR_NO_POLY,   -5, "no polygon near position")                     \
+  X(ERR_NO_PATH,   -6, "no path between positions")                    \
+  X(ERR_IO,        -7, "file could not be read or written")            \
+  X(ERR_FULL,      -8, "no free tile slot or location already taken")  \
+  X(ERR_READONLY,  -9, "navmesh is read-only")
+
+typedef int nm_status;
+
+enum {
+#define NM_STATUS_ENUM(name, value, text) NM_##name = value,
+  NM_STATUS_LIST(NM_STATUS_ENUM)
+#undef NM_STATUS_ENUM
+  NM_STATUS_END_ = 0
+};
+
+/* Name of a status ("ERR_NO_POLY"); "UNKNOWN" for values not in the list.
+ * Success values with several detail bits return the name of the lowest. */
+NM_API const char *nm_status_name(nm_status st);
+/* Human text of a status ("no polygon near position"). */
+NM_API const char *nm_strerror(nm_status st);
+
+/* Where a ERR_PARAM / ERR_DATA came from: the offending field and a message.
+ * Optional everywhere (pass NULL). */
+typedef struct nm_diag {
+  const char *field;  /* static string naming the field, or NULL */
+  char msg[96];       /* human message, "" when none */
+} nm_diag;
+
+/* ---- memory -------------------------------------------------------------- */
+
+/* Allocator hook with lua_Alloc's contract: nsize == 0 frees (returns NULL),
+ * otherwise (re)allocates from osize to nsize bytes. NULL hook = malloc. */
+typedef struct nm_alloc {
+  void *(*fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+  void *ud;
+} nm_alloc;
+
+/* ---- common types ---------------------------------------------------------- */
+
+typedef uint32_t nm_polyref;  /* 0 means "no polygon" */
+
+#define NM_MAX_VERTS_PER_POLY 6
+#define NM_MAX_AREAS 64
+
+/* Straight path point flags (the same values as Detour's). */
+enum {
+  NM_STRAIGHT_START = 1,
+  NM_STRAIGHT_END = 2,
+  NM_STRAIGHT_OFFMESH = 4
+};
+
+/* Query filter: which polygons may be entered and what walking costs.
+ * A polygon passes when (flags & include) != 0 && (flags & exclude) == 0.
+ * Cost of a step = distance * area_cost[area of the polygon walked on]. */
+typedef struct nm_filter {
+  float area_cost[NM_MAX_AREAS]; /* [Limit: >= 0, finite] */
+  uint16_t include_flags;
+  uint16_t exclude_flags;
+} nm_filter;
+
+/* Default filter: include 0xffff, exclude 0, every area cost 1. */
+NM_API void nm_filter_init(nm_filter *f);
+
+/* ---- the navmesh ----------------------------------------------------------- */
+
+typedef struct nm_navmesh nm_navmesh;
+
+/* Tile grid and reference layout of a navmesh (Detour's dtNavMeshParams). */
+typedef struct nm_navmesh_params {
+  float orig[3];       /* world position of the corner of tile (0,0) [(x,y,z)] */
+  float tile_width;    /* tile size along X [Limit: > 0] [Units: wu] */
+  float tile_height;   /* tile size along Z [Limit: > 0] [Units: wu] */
+  int max_tiles;       /* tile slots [Limit: >= 1] */
+  int max_polys;       /* polygons per tile [Limit: >= 1]; tile+poly bits <= 22 */
+} nm_navmesh_params;
+
+/* Makes an empty tiled navmesh. *out owned by the caller (release).
+ * ERR_PARAM when the parameters are out of range, ERR_NOMEM. */
+NM_API nm_status nm_navmesh_new(const nm_navmesh_params *params, const nm_alloc *alloc,
+                                nm_diag *diag, nm_navmesh **out);
+
+/* Loads a navmesh from bytes: RecastDemo MSET, a single Detour tile blob
+ * (version 7) or this library's own format, told apart by their magic.
+ * The bytes are borrowed (copied). ERR_DATA for anything malformed. */
+NM_API nm_status nm_navmesh_load(const void *bytes, size_t len, const nm_alloc *alloc,
+                                 nm_diag *diag, nm_navmesh **out);
+
+/* Adds one Detour tile blob (copied). ref_out (optional) gets the tile ref.
+ * ERR_DATA bad blob, ERR_FULL location taken or no slot, ERR_READONLY. */
+NM_API nm_status nm_navmesh_add_tile(nm_navmesh *mesh, const void *data, size_t size,
+                                     nm_diag *diag, nm_polyref *ref_out);
+
+/* Removes the tile at grid cell (tx, ty, layer). If data/size are given,
+ * *data receives a copy of the tile blob (allocated with the mesh allocator,
+ * free with nm_free_bytes). ERR_PARAM when no tile is there. */
+NM_API nm_status nm_navmesh_remove_tile(nm_navmesh *mesh, int tx, int ty, int layer,
+                                        void **data, size_t *size);
+
+/* Tile grid coordinates of a world position. */
+NM_API void nm_navmesh_tile_loc(const nm_navmesh *mesh, const float pos[3], int *tx, int *ty);
+
+/* Ref of the tile at (tx, ty, layer), 0 if none. */
+NM_API nm_polyref nm_navmesh_tile_ref_at(const nm_navmesh *mesh, int tx, int ty, int layer);
+
+/* Serialises the navmesh. format: NM_FORMAT_MSET (RecastDemo can load it) or
+ * NM_FORMAT_NATIVE (ours: magic, version, endianness tag, checksum).
+ * *bytes is allocated with the mesh allocator; free with nm_free_bytes. */
+enum { NM_FORMAT_MSET = 1, NM_FORMAT_NATIVE = 2 };
+NM_API nm_status nm_navmesh_save(const nm_navmesh *mesh, int format, void **bytes, size_t *len);
+NM_API void nm_free_bytes(const nm_navmesh *mesh, void *bytes, size_t len);
+
+NM_API void nm_navmesh_retain(nm_navmesh *mesh);
+NM_API void nm_navmesh_release(nm_navmesh *mesh);
+
+/* Marks a mesh read-only (for sharing): add/remove tile and set_poly_*
+ * then return ERR_READONLY. Irreversible. */
+NM_API void nm_navmesh_freeze(nm_navmesh *mesh);
+NM_API int nm_navmesh_is_frozen(const nm_navmesh *mesh);
+
+/* Summary numbers of a mesh. */
+typedef struct nm_navmesh_info {
+  int tiles, polys, offmesh_polys, verts, detail_verts, detail_tris, max_tiles, max_polys;
+  float bmin[3], bmax[3];  /* bounds of all tiles (zeros when empty) */
+  size_t data_bytes;       /* bytes of tile data */
+  size_t memory_bytes;     /* all memory owned by the mesh */
+} nm_navmesh_info;
+NM_API void nm_navmesh_get_info(const nm_navmesh *mesh, nm_navmesh_info *info);
+NM_API void nm_navmesh_get_params(const nm_navmesh *mesh, nm_navmesh_params *params);
+
+/* Polygon attributes. get: ERR_PARAM for an invalid ref. */
+NM_API int nm_navmesh_is_valid_ref(const nm_navmesh *mesh, nm_polyref ref);
+NM_API nm_status nm_navmesh_get_poly_flags(const nm_navmesh *mesh, nm_polyref ref, uint16_t *flags);
+NM_API nm_status nm_navmesh_set_poly_flags(nm_navmesh *mesh, nm_polyref ref, uint16_t flags);
+NM_API nm_status nm_navmesh_get_poly_area(const nm_navmesh *mesh, nm_polyref ref, uint8_t *area);
+NM_API nm_status nm_navmesh_set_poly_area(nm_navmesh *mesh, nm_polyref ref, uint8_t area);
+
+/* Copies a polygon's vertices (x,y,z each) into verts [cap >= 3*6]; *nverts
+ * gets the count. Off-mesh connections have 2. */
+NM_API nm_status nm_navmesh_get_poly_verts(const nm_navmesh *mesh, nm_polyref ref,
+                                           float *verts, int *nverts);
+
+/* Calls fn(ud, ref) for every polygon (tiles by slot, polys by index). */
+NM_API void nm_navmesh_foreach_poly(const nm_navmesh *mesh,
+                                    void (*fn)(void *ud, nm_polyref ref), void *ud);
+
+/* ---- tiles from polygons ------------------------------------------------- */
+
+/* An off-mesh connection: a link between two points the walkable surface does
+ * not join (jump, ladder, teleport). */
+typedef struct nm_offmesh_link {
+  float start[3], end[3];  /* end points [(x,y,z)] */
+  float radius;            /* end point snapping radius [Limit: > 0] [Units: wu] */
+  int bidirectional;       /* 1: usable both ways */
+  uint8_t area;            /* [Limit: < 64] */
+  uint16_t flags;
+  uint32_t user_id;
+} nm_offmesh_link;
+
+/* A convex polygon mesh and what else a tile needs: the input of tile creation
+ * (what Recast hands to Detour at the end of a build).
+ * Polygons: npolys records of nvp vertex indices; unused slots hold 0xffff.
+ * Winding does not matter (tiles store it as Detour expects). */
+typedef struct nm_poly_mesh_input {
+  const float *verts;          /* [(x,y,z) * nverts] [Units: wu] */
+  int nverts;                  /* [Limit: 1 .. 65535] */
+  const uint16_t *polys;       /* [npolys * nvp] vertex indices */
+  int npolys;                  /* [Limit: >= 1] */
+  int nvp;                     /* slots per polygon record [Limit: 3 .. 6] */
+  const uint8_t *areas;        /* [npolys], optional (0) [Limit: < 64] */
+  const uint16_t *flags;       /* [npolys], optional (1) */
+  /* Optional neighbour slots as Recast's poly mesh has them (npolys * nvp):
+   * 0xffff wall, 0x8000|dir portal to the next tile (dir 0 -x, 1 +z, 2 +x,
+   * 3 -z, 0xf border), else index of the neighbour polygon. When NULL, edges
+   * shared by two polygons become neighbours and edges lying on the tile
+   * square (tiled meshes) become portals. */
+  const uint16_t *neis;
+  /* Optional detail mesh (Recast's rcPolyMeshDetail): per polygon
+   * (vert_base, vert_count, tri_base, tri_count) into dverts/dtris; each
+   * polygon's detail vertices start with copies of its own vertices. */
+  const uint32_t *dmeshes;     /* [npolys * 4] */
+  const float *dverts;         /* [(x,y,z) * ndverts] */
+  int ndverts;
+  const uint8_t *dtris;        /* [(a,b,c,edge flags) * ndtris] local indices */
+  int ndtris;
+  int dtri_flags_valid;        /* 0: edge flags are computed here */
+  const nm_offmesh_link *offmesh;
+  int noffmesh;
+  /* Tile placement */
+  int border_portals;          /* 1: unshared edges on the tile square become
+                                * portals to the neighbouring tiles (tiled meshes) */
+  int tile_x, tile_y, tile_layer;
+  uint32_t user_id;
+  float bmin[3], bmax[3];      /* tile bounds; computed from verts if bmin > bmax */
+  float walkable_height, walkable_radius, walkable_climb; /* [Units: wu] */
+  float cell_size;             /* BV quantisation step; 0 = derived from bounds */
+  int build_bvtree;            /* 1 to build a BV tree (recommended) */
+} nm_poly_mesh_input;
+
+/* Creates a Detour-format (version 7) tile blob from a polygon mesh.
+ * *data is allocated with alloc (NULL = malloc) and owned by the caller.
+ * ERR_PARAM with diag for bad input, ERR_EMPTY when npolys is 0. */
+NM_API nm_status nm_tile_create(const nm_poly_mesh_input *in, const nm_alloc *alloc,
+                                nm_diag *diag, void **data, size_t *size);
+NM_API void nm_tile_free(const nm_alloc *alloc, void *data, size_t size);
+
+/* ---- queries ---------------------------------------------------------------- */
+
+typedef struct nm_query nm_query;
+
+/* Makes query scratch space over a mesh (retained). max_nodes sizes the A*
+ * node pool [Limit: 1 .. 1<<22]. */
+NM_API nm_status nm_query_new(nm_navmesh *mesh, int max_nodes, const nm_alloc *alloc,
+                              nm_query **out);
+NM_API void nm_query_free(nm_query *q);
+NM_API nm_navmesh *nm_query_mesh(const nm_query *q);
+
+/* Nearest polygon to `center` within the box center +- half_ext. Prefers a
+ * polygon right under/over the point within the climb height (as Detour).
+ * ref 0 and ERR_NO_POLY when nothing is in the box. nearest gets the closest
+ * point on the polygon (height from the detail mesh); over gets whether the
+ * point lies over the polygon in X/Z. nearest/over may be NULL. */
+NM_API nm_status nm_query_find_nearest(nm_query *q, const float center[3], const float half_ext[3],
+                                       const nm_filter *filter, nm_polyref *ref,
+                                       float nearest[3], int *over);
+
+/* A* over polygons from start_ref to end_ref (positions on those polygons).
+ * path [cap] gets the polygons, start first. NM_PARTIAL when the end could
+ * not be reached (the path leads to the reachable polygon closest to it),
+ * NM_OUT_OF_NODES when the node pool ran out, NM_TRUNCATED when cap was too
+ * small (the path is then cut at its end). */
+NM_API nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                    const float start[3], const float end[3],
+                                    const nm_filter *filter, nm_polyref *path, int cap,
+                                    int *count);
+
+/* Options of the straight path. */
+enum { NM_CROSSINGS_NONE = 0, NM_CROSSINGS_AREA = 1, NM_CROSSINGS_ALL = 2 };
+typedef struct nm_straight_opts {
+  int crossings;   /* add a point where the path crosses polygon edges */
+  float inset;     /* keep corners this far from the wall vertex [Units: wu] [Limit: >= 0] */
+} nm_straight_opts;
+
+/* String-pulls the corridor `path` from start to end (funnel algorithm).
+ * pts [3*cap], flags [cap] (NM_STRAIGHT_*), refs [cap] (polygon entered at
+ * each point, 0 at the end); flags/refs may be NULL. opts NULL = defaults.
+ * NM_PARTIAL when a corridor polygon was invalid (path cut there),
+ * NM_TRUNCATED when cap points were not enough. */
+NM_API nm_status nm_query_straight_path(nm_query *q, const float start[3], const float end[3],
+                                        const nm_polyref *path, int npath,
+                                        const nm_straight_opts *opts, float *pts,
+                                        uint8_t *flags, nm_polyref *refs, int cap, int *count);
+
+/* Closest point on polygon `ref` to pos; over (optional) gets whether pos is
+ * over the polygon in X/Z. Height comes from the detail mesh. */
+NM_API nm_status nm_query_closest_point(nm_query *q, nm_polyref ref, const float pos[3],
+                                        float closest[3], int *over);
+
+/* Closest point on the boundary of polygon ref (pos itself when inside in X/Z). */
+NM_API nm_status nm_query_closest_point_boundary(nm_query *q, nm_polyref ref,
+                                                 const float pos[3], float closest[3]);
+
+/* Height of the detail surface of polygon ref at (pos x, pos z).
+ * ERR_NO_POLY when the point is not over the polygon. */
+NM_API nm_status nm_query_poly_height(nm_query *q, nm_polyref ref, const float pos[3],
+                                      float *height);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NAVMESH_H */

@@ -1,0 +1,1121 @@
+/* lnavmesh.c -- the Lua binding: `require "navmesh.core"`.
+ *
+ * A thin layer: check arguments, call the core, turn results into Lua values.
+ * Programmer errors (wrong types, NaN coordinates, unknown option keys,
+ * out-of-range values, a closed handle) raise; outcomes (bad file, no polygon
+ * near a point, no path) return nil, message, code. Points go in as three
+ * numbers and come out as flat {x1,y1,z1, x2,y2,z2, ...} arrays.
+ * Each NavMesh handle owns its query scratch (node pool, open list, path
+ * buffers); the mesh data itself is reference counted by the core. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "navmesh.h"
+#include "compat.h"
+
+#define LNM_MESH "navmesh.NavMesh"
+#define LNM_FILTER "navmesh.Filter"
+#define LNM_DEFAULT_NODES 2048
+
+/* A NavMesh handle. */
+typedef struct lnm_mesh {
+  nm_navmesh *mesh;    /* NULL once closed */
+  nm_query *q;
+  nm_alloc alloc;      /* the Lua state's allocator */
+  nm_filter filter;    /* default filter */
+  int max_nodes;
+  nm_polyref *path;    /* scratch: corridors */
+  int path_cap;
+  float *pts;          /* scratch: straight path points, flags, refs */
+  uint8_t *flags;
+  nm_polyref *refs;
+  int pts_cap;
+} lnm_mesh;
+
+/* ---- small helpers ---- */
+
+/* Raises unless every key of the options table at idx is in names. */
+static void check_keys(lua_State *L, int idx, const char *const *names) {
+  idx = lnm_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    const char *const *n = names;
+    if (lua_type(L, -2) != LUA_TSTRING) luaL_argerror(L, idx, "option keys must be strings");
+    for (; *n; n++)
+      if (strcmp(*n, lua_tostring(L, -2)) == 0) break;
+    if (!*n) luaL_argerror(L, idx, lua_pushfstring(L, "unknown option '%s'", lua_tostring(L, -2)));
+    lua_pop(L, 1);
+  }
+}
+
+/* Index of an optional options table (nil/none allowed), 0 when absent. */
+static int opt_table(lua_State *L, int idx, const char *const *names) {
+  if (lua_isnoneornil(L, idx)) return 0;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  check_keys(L, idx, names);
+  return lnm_absindex(L, idx);
+}
+
+/* A finite number argument. */
+static float check_coord(lua_State *L, int idx) {
+  lua_Number n = luaL_checknumber(L, idx);
+  if (!isfinite(n) || fabs(n) > 3.0e38) luaL_argerror(L, idx, "coordinate must be a finite number");
+  return (float)n;
+}
+
+/* Three finite numbers at idx, idx+1, idx+2. */
+static void check_point(lua_State *L, int idx, float v[3]) {
+  v[0] = check_coord(L, idx);
+  v[1] = check_coord(L, idx + 1);
+  v[2] = check_coord(L, idx + 2);
+}
+
+/* Field `key` of table t as a number (def when absent); raises if not finite
+ * or below lo. */
+static lua_Number field_number(lua_State *L, int t, const char *key, lua_Number def, lua_Number lo) {
+  lua_Number v = def;
+  lua_getfield(L, t, key);
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TNUMBER)
+      luaL_error(L, "bad option '%s' (number expected, got %s)", key, luaL_typename(L, -1));
+    v = lua_tonumber(L, -1);
+    if (!isfinite(v) || v < lo) luaL_error(L, "bad option '%s' (out of range)", key);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* Field `key` of table t as an integer in [lo, hi] (def when absent). */
+static lua_Integer field_int(lua_State *L, int t, const char *key, lua_Integer def, lua_Integer lo,
+                             lua_Integer hi) {
+  lua_Number v = field_number(L, t, key, (lua_Number)def, (lua_Number)lo);
+  if (v != floor(v) || v > (lua_Number)hi)
+    luaL_error(L, "bad option '%s' (integer in %d..%d expected)", key, (int)lo, (int)hi);
+  return (lua_Integer)v;
+}
+
+/* Reads a 3-number table field ({x,y,z}) into v; 0 when absent. */
+static int field_vec3(lua_State *L, int t, const char *key, float v[3]) {
+  int i;
+  lua_getfield(L, t, key);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (!lua_istable(L, -1)) luaL_error(L, "bad option '%s' (table {x, y, z} expected)", key);
+  for (i = 0; i < 3; i++) {
+    lua_Number n;
+    lua_rawgeti(L, -1, i + 1);
+    n = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(n)) luaL_error(L, "bad option '%s' (3 finite numbers expected)", key);
+    v[i] = (float)n;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* Pushes the outcome triple nil, "<what>: <text>[: detail]", "<CODE>". */
+static int push_fail(lua_State *L, const char *what, nm_status st, const nm_diag *diag) {
+  lua_pushnil(L);
+  if (diag && diag->msg[0])
+    lua_pushfstring(L, "%s: %s: %s", what, nm_strerror(st), diag->msg);
+  else
+    lua_pushfstring(L, "%s: %s", what, nm_strerror(st));
+  lua_pushstring(L, nm_status_name(st));
+  return 3;
+}
+
+/* Raises for statuses that are never outcomes (memory, parameters). */
+static void raise_status(lua_State *L, const char *what, nm_status st, const nm_diag *diag) {
+  if (st == NM_ERR_NOMEM) luaL_error(L, "%s: not enough memory", what);
+  if (diag && diag->msg[0]) luaL_error(L, "%s: %s", what, diag->msg);
+  luaL_error(L, "%s: %s", what, nm_strerror(st));
+}
+
+static void push_point(lua_State *L, const float *v) {
+  lua_pushnumber(L, v[0]);
+  lua_pushnumber(L, v[1]);
+  lua_pushnumber(L, v[2]);
+}
+
+/* ---- handles ---- */
+
+/* Pushes a fresh, empty handle (closed until a mesh is attached). */
+static lnm_mesh *new_handle(lua_State *L) {
+  lnm_mesh *h = (lnm_mesh *)lua_newuserdata(L, sizeof *h);
+  memset(h, 0, sizeof *h);
+  h->alloc.fn = lua_getallocf(L, &h->alloc.ud);
+  nm_filter_init(&h->filter);
+  luaL_setmetatable(L, LNM_MESH);
+  return h;
+}
+
+/* Attaches a mesh (taking over one reference) and makes the handle's query. */
+static void handle_attach(lua_State *L, lnm_mesh *h, nm_navmesh *mesh, int max_nodes) {
+  nm_status st;
+  h->mesh = mesh;
+  h->max_nodes = max_nodes;
+  if ((st = nm_query_new(mesh, max_nodes, &h->alloc, &h->q)) < 0) raise_status(L, "navmesh", st, NULL);
+}
+
+/* Frees everything a handle owns; idempotent. */
+static void handle_close(lnm_mesh *h) {
+  nm_query_free(h->q);
+  h->q = NULL;
+  nm_navmesh_release(h->mesh);
+  h->mesh = NULL;
+  if (h->path) h->alloc.fn(h->alloc.ud, h->path, (size_t)h->path_cap * sizeof(nm_polyref), 0);
+  if (h->pts) h->alloc.fn(h->alloc.ud, h->pts, (size_t)h->pts_cap * 3 * sizeof(float), 0);
+  if (h->flags) h->alloc.fn(h->alloc.ud, h->flags, (size_t)h->pts_cap, 0);
+  if (h->refs) h->alloc.fn(h->alloc.ud, h->refs, (size_t)h->pts_cap * sizeof(nm_polyref), 0);
+  h->path = NULL;
+  h->pts = NULL;
+  h->flags = NULL;
+  h->refs = NULL;
+  h->path_cap = h->pts_cap = 0;
+}
+
+/* The open handle at idx; raises on a closed one. */
+static lnm_mesh *check_mesh(lua_State *L, int idx) {
+  lnm_mesh *h = (lnm_mesh *)luaL_checkudata(L, idx, LNM_MESH);
+  if (!h->mesh) luaL_error(L, "attempt to use a closed " LNM_MESH);
+  return h;
+}
+
+/* Makes room for n corridor polygons in the handle's scratch. */
+static nm_polyref *ensure_path(lua_State *L, lnm_mesh *h, int n) {
+  if (n > h->path_cap) {
+    int cap = n < 256 ? 256 : n;
+    void *p = h->alloc.fn(h->alloc.ud, h->path, (size_t)h->path_cap * sizeof(nm_polyref),
+                          (size_t)cap * sizeof(nm_polyref));
+    if (!p) luaL_error(L, "not enough memory");
+    h->path = (nm_polyref *)p;
+    h->path_cap = cap;
+  }
+  return h->path;
+}
+
+/* Makes room for n straight-path points in the handle's scratch. */
+static void ensure_pts(lua_State *L, lnm_mesh *h, int n) {
+  void *p, *f, *r;
+  int cap;
+  if (n <= h->pts_cap) return;
+  cap = n < 256 ? 256 : n;
+  p = h->alloc.fn(h->alloc.ud, h->pts, (size_t)h->pts_cap * 3 * sizeof(float), (size_t)cap * 3 * sizeof(float));
+  if (p) h->pts = (float *)p;
+  f = p ? h->alloc.fn(h->alloc.ud, h->flags, (size_t)h->pts_cap, (size_t)cap) : NULL;
+  if (f) h->flags = (uint8_t *)f;
+  r = f ? h->alloc.fn(h->alloc.ud, h->refs, (size_t)h->pts_cap * sizeof(nm_polyref), (size_t)cap * sizeof(nm_polyref)) : NULL;
+  if (!r) { /* keep the sizes consistent: shrink what did grow back */
+    if (f) h->flags = (uint8_t *)h->alloc.fn(h->alloc.ud, h->flags, (size_t)cap, (size_t)h->pts_cap);
+    if (p) h->pts = (float *)h->alloc.fn(h->alloc.ud, h->pts, (size_t)cap * 3 * sizeof(float), (size_t)h->pts_cap * 3 * sizeof(float));
+    luaL_error(L, "not enough memory");
+  }
+  h->refs = (nm_polyref *)r;
+  h->pts_cap = cap;
+}
+
+/* The filter at idx or the handle's default. */
+static const nm_filter *opt_filter(lua_State *L, int idx, lnm_mesh *h) {
+  if (lua_isnoneornil(L, idx)) return &h->filter;
+  return (const nm_filter *)luaL_checkudata(L, idx, LNM_FILTER);
+}
+
+/* A polygon reference argument (an integer in 1 .. 2^32-1). */
+static nm_polyref check_ref(lua_State *L, int idx) {
+  lua_Integer r = lnm_checkinteger(L, idx);
+  if (r <= 0 || r > (lua_Integer)0xffffffffu) luaL_argerror(L, idx, "invalid polygon reference");
+  return (nm_polyref)r;
+}
+
+/* A reference that must be valid in the handle's mesh. */
+static nm_polyref check_valid_ref(lua_State *L, lnm_mesh *h, int idx) {
+  nm_polyref r = check_ref(L, idx);
+  if (!nm_navmesh_is_valid_ref(h->mesh, r)) luaL_argerror(L, idx, "invalid polygon reference");
+  return r;
+}
+
+/* maxNodes from an options table (default 2048). */
+static int opt_max_nodes(lua_State *L, int t) {
+  if (!t) return LNM_DEFAULT_NODES;
+  return (int)field_int(L, t, "maxNodes", LNM_DEFAULT_NODES, 1, 1 << 22);
+}
+
+static const char *const handle_opts[] = {"maxNodes", NULL};
+
+/* ---- module functions: making meshes ---- */
+
+/* Reads a whole file into a block from the Lua allocator: returns it with
+ * its length (*len) and allocated size (*cap), or NULL and *err. */
+static char *read_file(lua_State *L, const char *path, size_t *len, size_t *cap, const char **err) {
+  void *ud;
+  lua_Alloc fn = lua_getallocf(L, &ud);
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  size_t n = 0;
+  *cap = 0;
+  if (!f) { *err = strerror(errno); return NULL; }
+  for (;;) {
+    size_t got;
+    if (n == *cap) {
+      size_t ncap = *cap ? *cap * 2 : 65536;
+      char *nb = (char *)fn(ud, buf, *cap, ncap);
+      if (!nb) { fn(ud, buf, *cap, 0); fclose(f); *err = "not enough memory"; return NULL; }
+      buf = nb;
+      *cap = ncap;
+    }
+    got = fread(buf + n, 1, *cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) { fn(ud, buf, *cap, 0); fclose(f); *err = "read error"; return NULL; }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+/* navmesh.loadString(bytes [, opts]) */
+static int lnm_load_string(lua_State *L) {
+  size_t len;
+  const char *bytes = luaL_checklstring(L, 1, &len);
+  int t = opt_table(L, 2, handle_opts), nodes = opt_max_nodes(L, t);
+  lnm_mesh *h = new_handle(L);
+  nm_navmesh *mesh;
+  nm_diag diag;
+  nm_status st;
+  memset(&diag, 0, sizeof diag);
+  if ((st = nm_navmesh_load(bytes, len, &h->alloc, &diag, &mesh)) < 0) {
+    if (st == NM_ERR_NOMEM) raise_status(L, "loadString", st, NULL);
+    return push_fail(L, "loadString", st, &diag);
+  }
+  handle_attach(L, h, mesh, nodes);
+  return 1;
+}
+
+/* navmesh.load(path [, opts]) */
+static int lnm_load(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1), *err = NULL;
+  int t = opt_table(L, 2, handle_opts), nodes = opt_max_nodes(L, t);
+  lnm_mesh *h = new_handle(L);
+  size_t len = 0, cap = 0;
+  char *buf = read_file(L, path, &len, &cap, &err);
+  nm_navmesh *mesh;
+  nm_diag diag;
+  nm_status st;
+  if (!buf) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot open %s: %s", path, err);
+    lua_pushstring(L, nm_status_name(NM_ERR_IO));
+    return 3;
+  }
+  memset(&diag, 0, sizeof diag);
+  st = nm_navmesh_load(buf, len, &h->alloc, &diag, &mesh);
+  h->alloc.fn(h->alloc.ud, buf, cap, 0);
+  if (st < 0) {
+    if (st == NM_ERR_NOMEM) raise_status(L, "load", st, NULL);
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s%s%s", path, nm_strerror(st), diag.msg[0] ? ": " : "", diag.msg);
+    lua_pushstring(L, nm_status_name(st));
+    return 3;
+  }
+  handle_attach(L, h, mesh, nodes);
+  return 1;
+}
+
+/* navmesh.new{origin=, tileWidth=, tileHeight=, maxTiles=, maxPolys=} [, opts] */
+static int lnm_new(lua_State *L) {
+  static const char *const keys[] = {"origin", "tileWidth", "tileHeight", "maxTiles", "maxPolys", NULL};
+  nm_navmesh_params p;
+  nm_navmesh *mesh;
+  nm_diag diag;
+  nm_status st;
+  int t, nodes;
+  lnm_mesh *h;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  check_keys(L, 1, keys);
+  t = opt_table(L, 2, handle_opts);
+  nodes = opt_max_nodes(L, t);
+  memset(&p, 0, sizeof p);
+  field_vec3(L, 1, "origin", p.orig);
+  p.tile_width = (float)field_number(L, 1, "tileWidth", 0, 0);
+  p.tile_height = (float)field_number(L, 1, "tileHeight", p.tile_width, 0);
+  p.max_tiles = (int)field_int(L, 1, "maxTiles", 1024, 1, 1 << 22);
+  p.max_polys = (int)field_int(L, 1, "maxPolys", 4096, 1, 1 << 22);
+  h = new_handle(L);
+  memset(&diag, 0, sizeof diag);
+  if ((st = nm_navmesh_new(&p, &h->alloc, &diag, &mesh)) < 0) {
+    if (st == NM_ERR_PARAM) luaL_argerror(L, 1, diag.msg);
+    raise_status(L, "new", st, &diag);
+  }
+  handle_attach(L, h, mesh, nodes);
+  return 1;
+}
+
+/* A zeroed scratch block of n bytes owned by the Lua GC (a userdata pushed
+ * on the stack), so a raised error in the middle of parsing leaks nothing. */
+static void *scratch(lua_State *L, size_t n) {
+  void *p = lua_newuserdata(L, n ? n : 1);
+  memset(p, 0, n ? n : 1);
+  return p;
+}
+
+/* Flat number list field `key` of table t (length a multiple of `mult`);
+ * NULL when absent. */
+static float *field_floats(lua_State *L, int t, const char *key, int mult, int *count) {
+  float *v;
+  int i, n, list;
+  lua_getfield(L, t, key);
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); *count = 0; return NULL; }
+  if (!lua_istable(L, -1)) luaL_error(L, "bad field '%s' (table expected)", key);
+  list = lua_gettop(L);
+  n = (int)lua_rawlen(L, list);
+  if (n % mult) luaL_error(L, "bad field '%s' (length must be a multiple of %d)", key, mult);
+  v = (float *)scratch(L, (size_t)n * sizeof(float));
+  for (i = 0; i < n; i++) {
+    lua_Number x;
+    lua_rawgeti(L, list, i + 1);
+    x = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38)
+      luaL_error(L, "bad field '%s' (item %d is not a finite number)", key, i + 1);
+    v[i] = (float)x;
+    lua_pop(L, 1);
+  }
+  lua_remove(L, list); /* keep the scratch block, drop the list */
+  *count = n / mult;
+  return v;
+}
+
+/* polygons = { {i1, i2, i3, ...}, ... } (1-based) into 6-slot records. */
+static uint16_t *field_polygons(lua_State *L, int t, int nverts, int *npolys) {
+  uint16_t *polys;
+  int i, j, n, list;
+  lua_getfield(L, t, "polygons");
+  if (!lua_istable(L, -1)) luaL_error(L, "bad field 'polygons' (table of index lists expected)");
+  list = lua_gettop(L);
+  n = (int)lua_rawlen(L, list);
+  polys = (uint16_t *)scratch(L, (size_t)n * NM_MAX_VERTS_PER_POLY * sizeof(uint16_t));
+  for (i = 0; i < n; i++) {
+    int k;
+    lua_rawgeti(L, list, i + 1);
+    if (!lua_istable(L, -1)) luaL_error(L, "bad polygon %d (table expected)", i + 1);
+    k = (int)lua_rawlen(L, -1);
+    if (k < 3 || k > NM_MAX_VERTS_PER_POLY) luaL_error(L, "bad polygon %d (3 to 6 vertex indices expected)", i + 1);
+    for (j = 0; j < NM_MAX_VERTS_PER_POLY; j++) polys[i * NM_MAX_VERTS_PER_POLY + j] = 0xffff;
+    for (j = 0; j < k; j++) {
+      lua_Number x;
+      lua_rawgeti(L, -1, j + 1);
+      x = lua_tonumber(L, -1);
+      if (lua_type(L, -1) != LUA_TNUMBER || x != floor(x) || x < 1 || x > nverts)
+        luaL_error(L, "bad polygon %d (vertex index %d out of range)", i + 1, j + 1);
+      polys[i * NM_MAX_VERTS_PER_POLY + j] = (uint16_t)(x - 1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_remove(L, list);
+  *npolys = n;
+  return polys;
+}
+
+/* Optional per-polygon integer list field (areas, flags) in [0, hi]. */
+static int field_ints(lua_State *L, int t, const char *key, int n, lua_Integer hi, int *out) {
+  int i;
+  lua_getfield(L, t, key);
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); return 0; }
+  if (!lua_istable(L, -1) || (int)lua_rawlen(L, -1) != n) luaL_error(L, "bad field '%s' (one value per polygon expected)", key);
+  for (i = 0; i < n; i++) {
+    lua_Number x;
+    lua_rawgeti(L, -1, i + 1);
+    x = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || x != floor(x) || x < 0 || x > (lua_Number)hi)
+      luaL_error(L, "bad field '%s' (item %d must be an integer in 0..%d)", key, i + 1, (int)hi);
+    out[i] = (int)x;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* offMeshConnections = { {start={x,y,z}, ["end"]={x,y,z}, radius=, bidirectional=, area=, flags=, userId=}, ... } */
+static nm_offmesh_link *field_offmesh(lua_State *L, int t, int *count) {
+  static const char *const keys[] = {"start", "end", "radius", "bidirectional", "area", "flags", "userId", NULL};
+  nm_offmesh_link *o;
+  int i, n, list;
+  lua_getfield(L, t, "offMeshConnections");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); *count = 0; return NULL; }
+  if (!lua_istable(L, -1)) luaL_error(L, "bad field 'offMeshConnections' (table expected)");
+  list = lua_gettop(L);
+  n = (int)lua_rawlen(L, list);
+  o = (nm_offmesh_link *)scratch(L, (size_t)n * sizeof *o);
+  for (i = 0; i < n; i++) {
+    int c;
+    lua_rawgeti(L, list, i + 1);
+    if (!lua_istable(L, -1)) luaL_error(L, "bad off-mesh connection %d (table expected)", i + 1);
+    c = lua_gettop(L);
+    check_keys(L, c, keys);
+    if (!field_vec3(L, c, "start", o[i].start) || !field_vec3(L, c, "end", o[i].end))
+      luaL_error(L, "bad off-mesh connection %d (start and end required)", i + 1);
+    o[i].radius = (float)field_number(L, c, "radius", 0.5, 1e-6);
+    lua_getfield(L, c, "bidirectional");
+    o[i].bidirectional = lua_isnil(L, -1) ? 1 : lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    o[i].area = (uint8_t)field_int(L, c, "area", 0, 0, NM_MAX_AREAS - 1);
+    o[i].flags = (uint16_t)field_int(L, c, "flags", 1, 0, 0xffff);
+    o[i].user_id = (uint32_t)field_int(L, c, "userId", 0, 0, 0x7fffffff);
+    lua_pop(L, 1);
+  }
+  lua_remove(L, list);
+  *count = n;
+  return o;
+}
+
+/* navmesh.fromPolygons{vertices=, polygons=, areas=, flags=, ...} [, opts] */
+static int lnm_from_polygons(lua_State *L) {
+  static const char *const keys[] = {"vertices", "polygons", "areas", "flags", "offMeshConnections",
+                                     "cellSize", "walkableHeight", "walkableRadius", "walkableClimb", NULL};
+  nm_poly_mesh_input in;
+  lnm_mesh *h;
+  nm_diag diag;
+  nm_status st;
+  nm_navmesh *mesh = NULL;
+  void *blob = NULL;
+  size_t blob_size = 0;
+  int t, nodes, *ints, i, hidx;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  check_keys(L, 1, keys);
+  t = opt_table(L, 2, handle_opts);
+  nodes = opt_max_nodes(L, t);
+  memset(&in, 0, sizeof in);
+  in.verts = field_floats(L, 1, "vertices", 3, &in.nverts);
+  if (!in.verts) luaL_argerror(L, 1, "field 'vertices' (flat {x,y,z,...} list) required");
+  in.polys = field_polygons(L, 1, in.nverts, &in.npolys);
+  in.nvp = NM_MAX_VERTS_PER_POLY;
+  ints = (int *)scratch(L, (size_t)in.npolys * sizeof(int));
+  if (field_ints(L, 1, "areas", in.npolys, NM_MAX_AREAS - 1, ints)) {
+    uint8_t *areas = (uint8_t *)scratch(L, (size_t)in.npolys);
+    for (i = 0; i < in.npolys; i++) areas[i] = (uint8_t)ints[i];
+    in.areas = areas;
+  }
+  if (field_ints(L, 1, "flags", in.npolys, 0xffff, ints)) {
+    uint16_t *flags = (uint16_t *)scratch(L, (size_t)in.npolys * sizeof(uint16_t));
+    for (i = 0; i < in.npolys; i++) flags[i] = (uint16_t)ints[i];
+    in.flags = flags;
+  }
+  in.offmesh = field_offmesh(L, 1, &in.noffmesh);
+  in.cell_size = (float)field_number(L, 1, "cellSize", 0, 0);
+  in.walkable_height = (float)field_number(L, 1, "walkableHeight", 2.0, 0);
+  in.walkable_radius = (float)field_number(L, 1, "walkableRadius", 0.6, 0);
+  in.walkable_climb = (float)field_number(L, 1, "walkableClimb", 0.9, 0);
+  in.bmin[0] = 1;
+  in.bmax[0] = 0; /* bounds from the vertices */
+  in.build_bvtree = 1;
+  h = new_handle(L);
+  hidx = lua_gettop(L);
+  memset(&diag, 0, sizeof diag);
+  st = nm_tile_create(&in, &h->alloc, &diag, &blob, &blob_size);
+  if (st >= 0) {
+    st = nm_navmesh_load(blob, blob_size, &h->alloc, &diag, &mesh);
+    nm_tile_free(&h->alloc, blob, blob_size);
+  }
+  if (st == NM_ERR_EMPTY) return push_fail(L, "fromPolygons", st, &diag);
+  if (st < 0) {
+    if (st == NM_ERR_PARAM) luaL_argerror(L, 1, diag.msg);
+    raise_status(L, "fromPolygons", st, &diag);
+  }
+  handle_attach(L, h, mesh, nodes);
+  lua_pushvalue(L, hidx);
+  return 1;
+}
+
+/* ---- filters ---- */
+
+/* navmesh.filter{include=, exclude=, areaCost={[area]=cost}} */
+static int lnm_filter_new(lua_State *L) {
+  static const char *const keys[] = {"include", "exclude", "areaCost", NULL};
+  nm_filter *f;
+  int t = opt_table(L, 1, keys);
+  f = (nm_filter *)lua_newuserdata(L, sizeof *f);
+  nm_filter_init(f);
+  luaL_setmetatable(L, LNM_FILTER);
+  if (!t) return 1;
+  f->include_flags = (uint16_t)field_int(L, t, "include", 0xffff, 0, 0xffff);
+  f->exclude_flags = (uint16_t)field_int(L, t, "exclude", 0, 0, 0xffff);
+  lua_getfield(L, t, "areaCost");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_istable(L, -1)) luaL_error(L, "bad option 'areaCost' (table expected)");
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      lua_Number k = lua_tonumber(L, -2), v = lua_tonumber(L, -1);
+      if (lua_type(L, -2) != LUA_TNUMBER || k != floor(k) || k < 0 || k >= NM_MAX_AREAS)
+        luaL_error(L, "bad option 'areaCost' (keys must be areas 0..63)");
+      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(v) || v < 0)
+        luaL_error(L, "bad option 'areaCost' (costs must be finite numbers >= 0)");
+      f->area_cost[(int)k] = (float)v;
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* filter:areaCost(area [, cost]) -> cost */
+static int lnm_filter_area_cost(lua_State *L) {
+  nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
+  lua_Integer area = lnm_checkinteger(L, 2);
+  if (area < 0 || area >= NM_MAX_AREAS) luaL_argerror(L, 2, "area must be 0..63");
+  if (!lua_isnoneornil(L, 3)) {
+    lua_Number c = luaL_checknumber(L, 3);
+    if (!isfinite(c) || c < 0) luaL_argerror(L, 3, "cost must be a finite number >= 0");
+    f->area_cost[area] = (float)c;
+  }
+  lua_pushnumber(L, f->area_cost[area]);
+  return 1;
+}
+
+/* filter:include([flags]) / filter:exclude([flags]) -> flags */
+static int filter_flags(lua_State *L, int which) {
+  nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
+  uint16_t *v = which ? &f->exclude_flags : &f->include_flags;
+  if (!lua_isnoneornil(L, 2)) {
+    lua_Integer n = lnm_checkinteger(L, 2);
+    if (n < 0 || n > 0xffff) luaL_argerror(L, 2, "flags must be 0..65535");
+    *v = (uint16_t)n;
+  }
+  lua_pushinteger(L, *v);
+  return 1;
+}
+static int lnm_filter_include(lua_State *L) { return filter_flags(L, 0); }
+static int lnm_filter_exclude(lua_State *L) { return filter_flags(L, 1); }
+
+/* ---- mesh methods: lifetime, info, files ---- */
+
+static int lnm_mesh_close(lua_State *L) {
+  handle_close((lnm_mesh *)luaL_checkudata(L, 1, LNM_MESH));
+  return 0;
+}
+
+static int lnm_mesh_tostring(lua_State *L) {
+  lnm_mesh *h = (lnm_mesh *)luaL_checkudata(L, 1, LNM_MESH);
+  if (!h->mesh) {
+    lua_pushliteral(L, LNM_MESH " (closed)");
+  } else {
+    nm_navmesh_info info;
+    nm_navmesh_get_info(h->mesh, &info);
+    lua_pushfstring(L, LNM_MESH " (%d tiles, %d polygons): %p", info.tiles, info.polys, (void *)h);
+  }
+  return 1;
+}
+
+static void set_int(lua_State *L, const char *k, lua_Integer v) {
+  lua_pushinteger(L, v);
+  lua_setfield(L, -2, k);
+}
+static void set_vec(lua_State *L, const char *k, const float *v) {
+  int i;
+  lua_createtable(L, 3, 0);
+  for (i = 0; i < 3; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  lua_setfield(L, -2, k);
+}
+
+/* mesh:info() -> {tiles=, polys=, ...} */
+static int lnm_mesh_info(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_navmesh_info info;
+  nm_navmesh_params p;
+  nm_navmesh_get_info(h->mesh, &info);
+  nm_navmesh_get_params(h->mesh, &p);
+  lua_createtable(L, 0, 16);
+  set_int(L, "tiles", info.tiles);
+  set_int(L, "polys", info.polys);
+  set_int(L, "offMeshConnections", info.offmesh_polys);
+  set_int(L, "vertices", info.verts);
+  set_int(L, "detailVertices", info.detail_verts);
+  set_int(L, "detailTriangles", info.detail_tris);
+  set_int(L, "maxTiles", info.max_tiles);
+  set_int(L, "maxPolys", info.max_polys);
+  set_int(L, "maxNodes", h->max_nodes);
+  set_int(L, "dataBytes", (lua_Integer)info.data_bytes);
+  set_int(L, "memoryBytes", (lua_Integer)info.memory_bytes);
+  set_vec(L, "bmin", info.bmin);
+  set_vec(L, "bmax", info.bmax);
+  set_vec(L, "origin", p.orig);
+  lua_pushnumber(L, p.tile_width);
+  lua_setfield(L, -2, "tileWidth");
+  lua_pushnumber(L, p.tile_height);
+  lua_setfield(L, -2, "tileHeight");
+  lua_pushboolean(L, nm_navmesh_is_frozen(h->mesh));
+  lua_setfield(L, -2, "readOnly");
+  return 1;
+}
+
+/* Format name ("mset" default, "native") as NM_FORMAT_*. */
+static int check_format(lua_State *L, int idx) {
+  static const char *const names[] = {"mset", "native", NULL};
+  return luaL_checkoption(L, idx, "mset", names) == 0 ? NM_FORMAT_MSET : NM_FORMAT_NATIVE;
+}
+
+/* mesh:saveString([format]) -> bytes */
+static int lnm_mesh_save_string(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  void *bytes;
+  size_t len;
+  nm_status st = nm_navmesh_save(h->mesh, check_format(L, 2), &bytes, &len);
+  if (st < 0) raise_status(L, "saveString", st, NULL);
+  lua_pushlstring(L, (const char *)bytes, len);
+  nm_free_bytes(h->mesh, bytes, len);
+  return 1;
+}
+
+/* mesh:save(path [, format]) -> true | nil, msg, code */
+static int lnm_mesh_save(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  const char *path = luaL_checkstring(L, 2);
+  int fmt = check_format(L, 3), ok;
+  void *bytes;
+  size_t len;
+  FILE *f;
+  nm_status st = nm_navmesh_save(h->mesh, fmt, &bytes, &len);
+  if (st < 0) raise_status(L, "save", st, NULL);
+  f = fopen(path, "wb");
+  ok = f && fwrite(bytes, 1, len, f) == len;
+  if (f && fclose(f) != 0) ok = 0;
+  nm_free_bytes(h->mesh, bytes, len);
+  if (!ok) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot write %s: %s", path, strerror(errno));
+    lua_pushstring(L, nm_status_name(NM_ERR_IO));
+    return 3;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* ---- tiles ---- */
+
+/* Raises when the mesh is shared (read-only). */
+static void check_writable(lua_State *L, lnm_mesh *h, const char *what) {
+  if (nm_navmesh_is_frozen(h->mesh)) luaL_error(L, "%s: navmesh is shared (read-only)", what);
+}
+
+/* mesh:addTile(bytes) -> tileRef | nil, msg, code */
+static int lnm_mesh_add_tile(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  size_t len;
+  const char *bytes = luaL_checklstring(L, 2, &len);
+  nm_polyref ref = 0;
+  nm_diag diag;
+  nm_status st;
+  check_writable(L, h, "addTile");
+  memset(&diag, 0, sizeof diag);
+  if ((st = nm_navmesh_add_tile(h->mesh, bytes, len, &diag, &ref)) < 0) {
+    if (st == NM_ERR_NOMEM) raise_status(L, "addTile", st, NULL);
+    return push_fail(L, "addTile", st, &diag);
+  }
+  lua_pushinteger(L, (lua_Integer)ref);
+  return 1;
+}
+
+/* mesh:removeTile(tx, ty [, layer]) -> bytes | nil, msg, code */
+static int lnm_mesh_remove_tile(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  lua_Integer tx = lnm_checkinteger(L, 2), ty = lnm_checkinteger(L, 3), layer = lnm_optinteger(L, 4, 0);
+  void *data;
+  size_t size;
+  nm_status st;
+  check_writable(L, h, "removeTile");
+  if (tx < -(1 << 28) || tx > (1 << 28) || ty < -(1 << 28) || ty > (1 << 28) || layer < 0 || layer > (1 << 28))
+    luaL_argerror(L, 2, "tile coordinates out of range");
+  st = nm_navmesh_remove_tile(h->mesh, (int)tx, (int)ty, (int)layer, &data, &size);
+  if (st == NM_ERR_PARAM) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "removeTile: no tile at (%d, %d, layer %d)", (int)tx, (int)ty, (int)layer);
+    lua_pushstring(L, nm_status_name(st));
+    return 3;
+  }
+  if (st < 0) raise_status(L, "removeTile", st, NULL);
+  lua_pushlstring(L, (const char *)data, size);
+  nm_free_bytes(h->mesh, data, size);
+  return 1;
+}
+
+/* mesh:tileAt(x, z) -> tx, ty, tileRef|nil (layer 0) */
+static int lnm_mesh_tile_at(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float pos[3];
+  int tx, ty;
+  nm_polyref ref;
+  pos[0] = check_coord(L, 2);
+  pos[1] = 0;
+  pos[2] = check_coord(L, 3);
+  nm_navmesh_tile_loc(h->mesh, pos, &tx, &ty);
+  lua_pushinteger(L, tx);
+  lua_pushinteger(L, ty);
+  ref = nm_navmesh_tile_ref_at(h->mesh, tx, ty, 0);
+  if (ref) lua_pushinteger(L, (lua_Integer)ref);
+  else lua_pushnil(L);
+  return 3;
+}
+
+/* ---- queries ---- */
+
+/* mesh:findNearestPoly(x,y,z [, hx,hy,hz [, filter]]) -> ref, x, y, z, over */
+static int lnm_mesh_find_nearest(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float c[3], ext[3] = {2, 4, 2}, pt[3];
+  const nm_filter *f;
+  nm_polyref ref;
+  int over = 0;
+  nm_status st;
+  check_point(L, 2, c);
+  if (!lua_isnoneornil(L, 5)) {
+    check_point(L, 5, ext);
+    if (ext[0] < 0 || ext[1] < 0 || ext[2] < 0) luaL_argerror(L, 5, "half extents must be >= 0");
+  }
+  f = opt_filter(L, 8, h);
+  if ((st = nm_query_find_nearest(h->q, c, ext, f, &ref, pt, &over)) < 0)
+    return push_fail(L, "findNearestPoly", st, NULL);
+  lua_pushinteger(L, (lua_Integer)ref);
+  push_point(L, pt);
+  lua_pushboolean(L, over);
+  return 5;
+}
+
+/* Pushes an array of n refs. */
+static void push_refs(lua_State *L, const nm_polyref *refs, int n) {
+  int i;
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushinteger(L, (lua_Integer)refs[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+/* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter]) -> polys, partial, outOfNodes */
+static int lnm_mesh_find_path(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref s = check_valid_ref(L, h, 2), e = check_valid_ref(L, h, 3), *path;
+  float sp[3], ep[3];
+  const nm_filter *f;
+  int n = 0;
+  nm_status st;
+  check_point(L, 4, sp);
+  check_point(L, 7, ep);
+  f = opt_filter(L, 10, h);
+  path = ensure_path(L, h, h->max_nodes);
+  if ((st = nm_query_find_path(h->q, s, e, sp, ep, f, path, h->max_nodes, &n)) < 0)
+    return push_fail(L, "findPath", st, NULL);
+  push_refs(L, path, n);
+  lua_pushboolean(L, (st & NM_PARTIAL) != 0);
+  lua_pushboolean(L, (st & NM_OUT_OF_NODES) != 0);
+  return 3;
+}
+
+static const char *const straight_opts[] = {"crossings", "inset", "maxPoints", NULL};
+
+/* Reads straight-path options from table t (0 = none); *max_pts too. */
+static void read_straight_opts(lua_State *L, int t, nm_straight_opts *o, int *max_pts) {
+  static const char *const crossings[] = {"none", "area", "all", NULL};
+  o->crossings = NM_CROSSINGS_NONE;
+  o->inset = 0;
+  if (!t) return;
+  lua_getfield(L, t, "crossings");
+  if (!lua_isnil(L, -1)) {
+    const char *c = lua_tostring(L, -1);
+    int i;
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "bad option 'crossings' (\"area\" or \"all\" expected)");
+    for (i = 0; crossings[i] && strcmp(crossings[i], c) != 0; i++) {}
+    if (!crossings[i]) luaL_error(L, "bad option 'crossings' (\"area\" or \"all\" expected)");
+    o->crossings = i;
+  }
+  lua_pop(L, 1);
+  o->inset = (float)field_number(L, t, "inset", 0, 0);
+  *max_pts = (int)field_int(L, t, "maxPoints", *max_pts, 1, 1 << 24);
+}
+
+/* Runs the straight path over h->path[0..npath) and pushes points, and
+ * (when `all`) flags and refs. Returns the number of pushed values. */
+static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float *ep, int npath,
+                         const nm_straight_opts *o, int max_pts, int all, nm_status *status) {
+  int cap = 2 * npath + 2, n = 0, i;
+  nm_status st;
+  if (max_pts < cap) cap = max_pts;
+  ensure_pts(L, h, cap);
+  st = nm_query_straight_path(h->q, sp, ep, h->path, npath, o, h->pts, h->flags, h->refs, cap, &n);
+  if (st < 0) return -1;
+  if (status) *status = st;
+  lua_createtable(L, 3 * n, 0);
+  for (i = 0; i < 3 * n; i++) {
+    lua_pushnumber(L, h->pts[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  if (!all) return 1;
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushinteger(L, h->flags[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  push_refs(L, h->refs, n);
+  return 3;
+}
+
+/* mesh:findStraightPath(sx,sy,sz, ex,ey,ez, polys [, opts]) -> points, flags, refs */
+static int lnm_mesh_find_straight(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float sp[3], ep[3];
+  nm_straight_opts o;
+  int npath, i, t, max_pts = 1 << 24, r;
+  nm_polyref *path;
+  check_point(L, 2, sp);
+  check_point(L, 5, ep);
+  luaL_checktype(L, 8, LUA_TTABLE);
+  t = opt_table(L, 9, straight_opts);
+  read_straight_opts(L, t, &o, &max_pts);
+  npath = (int)lua_rawlen(L, 8);
+  if (npath == 0) luaL_argerror(L, 8, "empty polygon list");
+  path = ensure_path(L, h, npath);
+  for (i = 0; i < npath; i++) {
+    lua_Number v;
+    lua_rawgeti(L, 8, i + 1);
+    v = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v <= 0 || v > 4294967295.0)
+      luaL_argerror(L, 8, "polygon list must hold polygon references");
+    path[i] = (nm_polyref)v;
+    lua_pop(L, 1);
+  }
+  if (!nm_navmesh_is_valid_ref(h->mesh, path[0])) luaL_argerror(L, 8, "invalid polygon reference");
+  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, NULL);
+  if (r < 0) return push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
+  return r;
+}
+
+/* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial
+ * (nearest polygons, A* and straight path in one call). */
+static int lnm_mesh_path(lua_State *L) {
+  static const char *const keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents", NULL};
+  lnm_mesh *h = check_mesh(L, 1);
+  float sp[3], ep[3], ext[3] = {2, 4, 2}, ns[3], ne[3], end[3];
+  const nm_filter *f = &h->filter;
+  nm_straight_opts o;
+  nm_polyref sref, eref;
+  int t, max_pts = 1 << 24, n = 0;
+  nm_status st;
+  check_point(L, 2, sp);
+  check_point(L, 5, ep);
+  t = opt_table(L, 8, keys);
+  read_straight_opts(L, t, &o, &max_pts);
+  if (t) {
+    lua_getfield(L, t, "filter");
+    if (!lua_isnil(L, -1)) f = (const nm_filter *)luaL_checkudata(L, -1, LNM_FILTER);
+    lua_pop(L, 1);
+    if (field_vec3(L, t, "halfExtents", ext) && (ext[0] < 0 || ext[1] < 0 || ext[2] < 0))
+      luaL_error(L, "bad option 'halfExtents' (must be >= 0)");
+  }
+  if (nm_query_find_nearest(h->q, sp, ext, f, &sref, ns, NULL) < 0)
+    return push_fail(L, "path: start", NM_ERR_NO_POLY, NULL);
+  if (nm_query_find_nearest(h->q, ep, ext, f, &eref, ne, NULL) < 0)
+    return push_fail(L, "path: end", NM_ERR_NO_POLY, NULL);
+  ensure_path(L, h, h->max_nodes);
+  st = nm_query_find_path(h->q, sref, eref, ns, ne, f, h->path, h->max_nodes, &n);
+  if (st < 0 || n == 0) return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
+  memcpy(end, ne, sizeof end);
+  if (h->path[n - 1] != eref) nm_query_closest_point(h->q, h->path[n - 1], ne, end, NULL);
+  if (push_straight(L, h, ns, end, n, &o, max_pts, 0, NULL) < 0)
+    return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
+  lua_pushboolean(L, (st & NM_PARTIAL) != 0);
+  return 2;
+}
+
+/* ---- polygon accessors ---- */
+
+/* mesh:polyRefs() -> {ref, ...} (every polygon, tiles by slot) */
+static void collect_ref(void *ud, nm_polyref ref) {
+  lua_State *L = (lua_State *)ud;
+  lua_pushinteger(L, (lua_Integer)ref);
+  lua_rawseti(L, -2, (int)lua_rawlen(L, -2) + 1);
+}
+static int lnm_mesh_poly_refs(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  lua_newtable(L);
+  nm_navmesh_foreach_poly(h->mesh, collect_ref, L);
+  return 1;
+}
+
+/* mesh:getPolyVerts(ref) -> {x1,y1,z1, ...} */
+static int lnm_mesh_poly_verts(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  float v[NM_MAX_VERTS_PER_POLY * 3];
+  int n, i;
+  nm_navmesh_get_poly_verts(h->mesh, ref, v, &n);
+  lua_createtable(L, 3 * n, 0);
+  for (i = 0; i < 3 * n; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return 1;
+}
+
+/* mesh:closestPointOnPoly(ref, x,y,z) -> x, y, z, over */
+static int lnm_mesh_closest_point(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  float p[3], c[3];
+  int over = 0;
+  check_point(L, 3, p);
+  nm_query_closest_point(h->q, ref, p, c, &over);
+  push_point(L, c);
+  lua_pushboolean(L, over);
+  return 4;
+}
+
+/* mesh:closestPointOnPolyBoundary(ref, x,y,z) -> x, y, z */
+static int lnm_mesh_closest_boundary(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  float p[3], c[3];
+  check_point(L, 3, p);
+  nm_query_closest_point_boundary(h->q, ref, p, c);
+  push_point(L, c);
+  return 3;
+}
+
+/* mesh:getPolyHeight(ref, x,y,z) -> h | nil, msg, code */
+static int lnm_mesh_poly_height(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  float p[3], y;
+  nm_status st;
+  check_point(L, 3, p);
+  if ((st = nm_query_poly_height(h->q, ref, p, &y)) < 0) return push_fail(L, "getPolyHeight", st, NULL);
+  lua_pushnumber(L, y);
+  return 1;
+}
+
+/* mesh:isValidPolyRef(ref) -> boolean */
+static int lnm_mesh_is_valid(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  lua_Number v = luaL_checknumber(L, 2);
+  lua_pushboolean(L, v == floor(v) && v > 0 && v <= 4294967295.0 &&
+                         nm_navmesh_is_valid_ref(h->mesh, (nm_polyref)v));
+  return 1;
+}
+
+/* mesh:getPolyFlags(ref) / getPolyArea(ref) */
+static int lnm_mesh_get_flags(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  uint16_t fl = 0;
+  nm_navmesh_get_poly_flags(h->mesh, check_valid_ref(L, h, 2), &fl);
+  lua_pushinteger(L, fl);
+  return 1;
+}
+static int lnm_mesh_get_area(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  uint8_t a = 0;
+  nm_navmesh_get_poly_area(h->mesh, check_valid_ref(L, h, 2), &a);
+  lua_pushinteger(L, a);
+  return 1;
+}
+
+/* mesh:setPolyFlags(ref, flags) / setPolyArea(ref, area); refused when shared. */
+static int lnm_mesh_set_flags(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  lua_Integer v = lnm_checkinteger(L, 3);
+  if (v < 0 || v > 0xffff) luaL_argerror(L, 3, "flags must be 0..65535");
+  check_writable(L, h, "setPolyFlags");
+  nm_navmesh_set_poly_flags(h->mesh, ref, (uint16_t)v);
+  return 0;
+}
+static int lnm_mesh_set_area(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  lua_Integer v = lnm_checkinteger(L, 3);
+  if (v < 0 || v >= NM_MAX_AREAS) luaL_argerror(L, 3, "area must be 0..63");
+  check_writable(L, h, "setPolyArea");
+  nm_navmesh_set_poly_area(h->mesh, ref, (uint8_t)v);
+  return 0;
+}
+
+/* ---- registration ---- */
+
+static const luaL_Reg mesh_methods[] = {
+  {"close", lnm_mesh_close},
+  {"info", lnm_mesh_info},
+  {"save", lnm_mesh_save},
+  {"saveString", lnm_mesh_save_string},
+  {"addTile", lnm_mesh_add_tile},
+  {"removeTile", lnm_mesh_remove_tile},
+  {"tileAt", lnm_mesh_tile_at},
+  {"findNearestPoly", lnm_mesh_find_nearest},
+  {"findPath", lnm_mesh_find_path},
+  {"findStraightPath", lnm_mesh_find_straight},
+  {"path", lnm_mesh_path},
+  {"polyRefs", lnm_mesh_poly_refs},
+  {"getPolyVerts", lnm_mesh_poly_verts},
+  {"closestPointOnPoly", lnm_mesh_closest_point},
+  {"closestPointOnPolyBoundary", lnm_mesh_closest_boundary},
+  {"getPolyHeight", lnm_mesh_poly_height},
+  {"isValidPolyRef", lnm_mesh_is_valid},
+  {"getPolyFlags", lnm_mesh_get_flags},
+  {"getPolyArea", lnm_mesh_get_area},
+  {"setPolyFlags", lnm_mesh_set_flags},
+  {"setPolyArea", lnm_mesh_set_area},
+  {NULL, NULL}
+};
+
+static const luaL_Reg filter_methods[] = {
+  {"areaCost", lnm_filter_area_cost},
+  {"include", lnm_filter_include},
+  {"exclude", lnm_filter_exclude},
+  {NULL, NULL}
+};
+
+static const luaL_Reg module_funcs[] = {
+  {"load", lnm_load},
+  {"loadString", lnm_load_string},
+  {"new", lnm_new},
+  {"fromPolygons", lnm_from_polygons},
+  {"filter", lnm_filter_new},
+  {NULL, NULL}
+};
+
+/* Creates a metatable with methods in __index and the given metamethods. */
+static void new_class(lua_State *L, const char *name, const luaL_Reg *methods, int with_close) {
+  luaL_newmetatable(L, name);
+  lua_pushstring(L, name);
+  lua_setfield(L, -2, "__name");
+  lua_newtable(L);
+  luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  if (with_close) {
+    lua_pushcfunction(L, lnm_mesh_close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, lnm_mesh_close);
+    lua_setfield(L, -2, "__close");
+    lua_pushcfunction(L, lnm_mesh_tostring);
+    lua_setfield(L, -2, "__tostring");
+  }
+  lua_pop(L, 1);
+}
+
+#if defined(__GNUC__)
+__attribute__((visibility("default")))
+#endif
+int luaopen_navmesh_core(lua_State *L);
+
+int luaopen_navmesh_core(lua_State *L) {
+#ifdef luaL_checkversion
+  luaL_checkversion(L);
+#endif
+  new_class(L, LNM_MESH, mesh_methods, 1);
+  new_class(L, LNM_FILTER, filter_methods, 0);
+  luaL_newlib(L, module_funcs);
+  lua_pushliteral(L, NM_VERSION_STRING);
+  lua_setfield(L, -2, "_VERSION");
+  return 1;
+}

@@ -1,0 +1,409 @@
+/* navmesh.c -- the tile grid: slots, salts, the position hash, adding and
+ * removing tiles, reference counting.
+ *
+ * Slots are handed out as Detour hands them out (lowest never-used slot
+ * first, a removed slot is reused before any other) so polygon references of
+ * a mesh built or loaded here equal Detour's. The free list is kept as a
+ * stack of removed slots plus a high-water mark, which needs no per-slot
+ * initialisation: a mesh with a million slots costs nothing until used. */
+#include <math.h>
+#include "nm_mesh.h"
+
+/* Hash of a tile grid cell (large odd multipliers mix x and y). */
+static uint32_t tile_hash(int x, int y, uint32_t mask) {
+  const uint32_t h1 = 0x8da6b343u, h2 = 0xd8163841u;
+  return (h1 * (uint32_t)x + h2 * (uint32_t)y) & mask;
+}
+
+nm_status nm_navmesh_params_check(const nm_navmesh_params *p, nm_diag *diag) {
+  uint32_t tb, pb;
+  if (!p) return nm_diag_set(diag, NM_ERR_PARAM, "params", "missing parameters");
+  if (!nm_isfinite3(p->orig))
+    return nm_diag_set(diag, NM_ERR_PARAM, "origin", "origin must be finite");
+  if (!(isfinite(p->tile_width) && p->tile_width > 0))
+    return nm_diag_set(diag, NM_ERR_PARAM, "tileWidth", "tileWidth must be > 0");
+  if (!(isfinite(p->tile_height) && p->tile_height > 0))
+    return nm_diag_set(diag, NM_ERR_PARAM, "tileHeight", "tileHeight must be > 0");
+  if (p->max_tiles < 1 || p->max_tiles > (1 << 22))
+    return nm_diag_set(diag, NM_ERR_PARAM, "maxTiles", "maxTiles must be in 1..4194304");
+  if (p->max_polys < 1 || p->max_polys > (1 << 22))
+    return nm_diag_set(diag, NM_ERR_PARAM, "maxPolys", "maxPolys must be in 1..4194304");
+  tb = nm_ilog2(nm_next_pow2((uint32_t)p->max_tiles));
+  pb = nm_ilog2(nm_next_pow2((uint32_t)p->max_polys));
+  if (tb + pb > 22)
+    return nm_diag_set(diag, NM_ERR_PARAM, "maxPolys",
+                       "maxTiles * maxPolys too large for 32-bit references (tile+poly bits %u > 22)",
+                       (unsigned)(tb + pb));
+  return NM_OK;
+}
+
+nm_status nm_navmesh_new(const nm_navmesh_params *p, const nm_alloc *alloc, nm_diag *diag,
+                         nm_navmesh **out) {
+  nm_alloc a = nm_alloc_resolve(alloc);
+  nm_navmesh *m;
+  nm_status st;
+  *out = NULL;
+  if ((st = nm_navmesh_params_check(p, diag)) < 0) return st;
+  m = (nm_navmesh *)nm_calloc(&a, sizeof *m);
+  if (!m) return NM_ERR_NOMEM;
+  m->alloc = a;
+  nm_refcount_init(&m->refs, 1);
+  m->gx0 = m->gy0 = 1; /* empty grid box: x0 > x1 */
+  m->gx1 = m->gy1 = 0;
+  nm_vcopy(m->orig, p->orig);
+  m->tile_width = p->tile_width;
+  m->tile_height = p->tile_height;
+  m->max_tiles = p->max_tiles;
+  m->max_polys = p->max_polys;
+  m->tile_bits = nm_ilog2(nm_next_pow2((uint32_t)p->max_tiles));
+  m->poly_bits = nm_ilog2(nm_next_pow2((uint32_t)p->max_polys));
+  m->salt_bits = 32 - m->tile_bits - m->poly_bits;
+  if (m->salt_bits > 31) m->salt_bits = 31;
+  m->tile_mask = (1u << m->tile_bits) - 1;
+  m->poly_mask = (1u << m->poly_bits) - 1;
+  m->salt_mask = (1u << m->salt_bits) - 1;
+  m->lut_mask = nm_next_pow2((uint32_t)(p->max_tiles / 4 > 0 ? p->max_tiles / 4 : 1)) - 1;
+  m->pos_lookup = (nm_tile **)nm_calloc(&a, (m->lut_mask + 1) * sizeof(nm_tile *));
+  m->tiles = (nm_tile *)nm_calloc(&a, nm_mul_size((size_t)p->max_tiles, sizeof(nm_tile)));
+  if (!m->pos_lookup || !m->tiles) {
+    nm_navmesh_release(m);
+    return NM_ERR_NOMEM;
+  }
+  *out = m;
+  return NM_OK;
+}
+
+void nm_navmesh_retain(nm_navmesh *m) {
+  if (m) nm_refcount_inc(&m->refs);
+}
+
+/* Frees one tile's data if the tile owns it. */
+static void tile_free_data(nm_navmesh *m, nm_tile *t) {
+  if (t->flags & NM_TILE_OWNS_DATA) nm_free(&m->alloc, t->data, t->data_size);
+  t->data = NULL;
+  t->data_size = 0;
+  t->header = NULL;
+}
+
+void nm_navmesh_release(nm_navmesh *m) {
+  nm_alloc a;
+  int i;
+  if (!m || nm_refcount_dec(&m->refs) > 0) return;
+  a = m->alloc;
+  if (m->ext_free) m->ext_free(m);
+  if (m->tiles) {
+    for (i = 0; i < m->top; i++)
+      if (m->tiles[i].header) tile_free_data(m, &m->tiles[i]);
+    nm_free(&a, m->tiles, (size_t)m->max_tiles * sizeof(nm_tile));
+  }
+  nm_free(&a, m->pos_lookup, (m->lut_mask + 1) * sizeof(nm_tile *));
+  nm_free(&a, m, sizeof *m);
+}
+
+void nm_navmesh_freeze(nm_navmesh *m) { m->frozen = 1; }
+int nm_navmesh_is_frozen(const nm_navmesh *m) { return m->frozen; }
+
+int nm_navmesh_tiles_at(const nm_navmesh *m, int x, int y, const nm_tile **out, int cap) {
+  const nm_tile *t = m->pos_lookup[tile_hash(x, y, m->lut_mask)];
+  int n = 0;
+  for (; t; t = t->next)
+    if (t->header->x == x && t->header->y == y && n < cap) out[n++] = t;
+  return n;
+}
+
+const nm_tile *nm_navmesh_tile_at(const nm_navmesh *m, int x, int y, int layer) {
+  const nm_tile *t = m->pos_lookup[tile_hash(x, y, m->lut_mask)];
+  for (; t; t = t->next)
+    if (t->header->x == x && t->header->y == y && t->header->layer == layer) return t;
+  return NULL;
+}
+
+void nm_navmesh_tile_loc(const nm_navmesh *m, const float pos[3], int *tx, int *ty) {
+  float fx = floorf((pos[0] - m->orig[0]) / m->tile_width);
+  float fy = floorf((pos[2] - m->orig[2]) / m->tile_height);
+  /* clamp so that far-away or non-finite positions give harmless cells */
+  *tx = isfinite(fx) ? (int)nm_clampf(fx, -NM_MAX_TILE_COORD - 1.0f, NM_MAX_TILE_COORD + 1.0f) : 0;
+  *ty = isfinite(fy) ? (int)nm_clampf(fy, -NM_MAX_TILE_COORD - 1.0f, NM_MAX_TILE_COORD + 1.0f) : 0;
+}
+
+nm_polyref nm_navmesh_tile_ref_at(const nm_navmesh *m, int tx, int ty, int layer) {
+  const nm_tile *t = nm_navmesh_tile_at(m, tx, ty, layer);
+  return t ? nm_tile_base(m, t) : 0;
+}
+
+/* Takes slot `want` (>= 0) or the next free slot (-1); NULL when none. */
+static nm_tile *slot_take(nm_navmesh *m, int want) {
+  nm_tile *t, **pp;
+  if (want < 0) {
+    if (m->free_stack) {
+      t = m->free_stack;
+      m->free_stack = t->next;
+      t->next = NULL;
+      return t;
+    }
+    while (m->hwm < m->max_tiles && m->tiles[m->hwm].touched) m->hwm++;
+    if (m->hwm >= m->max_tiles) return NULL;
+    t = &m->tiles[m->hwm++];
+    t->salt = 1;
+    t->touched = 1;
+    return t;
+  }
+  if (want >= m->max_tiles) return NULL;
+  t = &m->tiles[want];
+  if (t->header) return NULL;
+  if (t->touched) { /* a removed slot: unlink it from the free stack */
+    for (pp = &m->free_stack; *pp && *pp != t; pp = &(*pp)->next) {}
+    if (*pp) *pp = t->next;
+  }
+  t->touched = 1;
+  t->next = NULL;
+  return t;
+}
+
+/* Builds a tile's links: its own, then against tiles already present in the
+ * same cell (other layers) and the eight neighbouring cells (Detour's order). */
+static void tile_connect(nm_navmesh *m, nm_tile *t) {
+  static const int dx[8] = {1, 1, 0, -1, -1, -1, 0, 1}, dy[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+  const nm_tile *neis[32];
+  int i, j, n;
+  nm_links_init(t);
+  nm_links_connect_internal(m, t);
+  nm_links_base_offmesh(m, t);
+  nm_links_connect_offmesh(m, t, t, -1);
+  n = nm_navmesh_tiles_at(m, t->header->x, t->header->y, neis, 32);
+  for (j = 0; j < n; j++) {
+    nm_tile *o = (nm_tile *)neis[j];
+    if (o == t) continue;
+    nm_links_connect_external(m, t, o, -1);
+    nm_links_connect_external(m, o, t, -1);
+    nm_links_connect_offmesh(m, t, o, -1);
+    nm_links_connect_offmesh(m, o, t, -1);
+  }
+  for (i = 0; i < 8; i++) {
+    n = nm_navmesh_tiles_at(m, t->header->x + dx[i], t->header->y + dy[i], neis, 32);
+    for (j = 0; j < n; j++) {
+      nm_tile *o = (nm_tile *)neis[j];
+      nm_links_connect_external(m, t, o, i);
+      nm_links_connect_external(m, o, t, (i + 4) & 7);
+      nm_links_connect_offmesh(m, t, o, i);
+      nm_links_connect_offmesh(m, o, t, (i + 4) & 7);
+    }
+  }
+}
+
+/* Widens the grid box of cells that have held tiles (it never shrinks). */
+static void grid_bounds_add(nm_navmesh *m, int x, int y) {
+  if (m->gx0 > m->gx1) {
+    m->gx0 = m->gx1 = x;
+    m->gy0 = m->gy1 = y;
+  }
+  if (x < m->gx0) m->gx0 = x;
+  if (x > m->gx1) m->gx1 = x;
+  if (y < m->gy0) m->gy0 = y;
+  if (y > m->gy1) m->gy1 = y;
+}
+
+/* Copies a blob into an aligned allocation owned by the mesh. */
+static uint8_t *blob_copy(nm_navmesh *m, const void *data, size_t size) {
+  uint8_t *copy = (uint8_t *)nm_malloc(&m->alloc, size);
+  if (copy) memcpy(copy, data, size);
+  return copy;
+}
+
+nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, size_t size, nm_polyref want_ref,
+                                 nm_diag *diag, nm_polyref *ref_out) {
+  uint8_t *copy;
+  nm_tile_header *h;
+  nm_tile *t;
+  nm_status st;
+  uint32_t h_idx, salt = 0;
+  int want = -1;
+  if (m->frozen) return nm_diag_set(diag, NM_ERR_READONLY, NULL, "navmesh is shared (read-only)");
+  if (!data || size < sizeof(nm_tile_header))
+    return nm_diag_set(diag, NM_ERR_DATA, "dataSize", "tile blob shorter than its header");
+  if (!(copy = blob_copy(m, data, size))) return NM_ERR_NOMEM;
+  if ((st = nm_tile_validate(copy, size, diag)) < 0) goto fail;
+  h = (nm_tile_header *)copy;
+  st = nm_diag_set(diag, NM_ERR_DATA, "polyCount", "tile has %d polygons, mesh allows %d",
+                   (int)h->poly_count, m->max_polys);
+  if (h->poly_count > (int32_t)m->poly_mask + 1) goto fail;
+  st = nm_diag_set(diag, NM_ERR_FULL, "tile", "a tile is already at (%d, %d, layer %d)",
+                   (int)h->x, (int)h->y, (int)h->layer);
+  if (nm_navmesh_tile_at(m, h->x, h->y, h->layer)) goto fail;
+  if (want_ref) {
+    want = (int)nm_ref_tile(m, want_ref);
+    salt = nm_ref_salt(m, want_ref);
+    st = nm_diag_set(diag, NM_ERR_DATA, "tileRef", "tile reference 0x%08x invalid", (unsigned)want_ref);
+    if (salt == 0 || want >= m->max_tiles) goto fail;
+  }
+  st = nm_diag_set(diag, NM_ERR_FULL, "tileRef", "no free tile slot");
+  if (!(t = slot_take(m, want))) goto fail;
+  if (want_ref) t->salt = salt;
+  if ((int)(t - m->tiles) >= m->top) m->top = (int)(t - m->tiles) + 1;
+  h_idx = tile_hash(h->x, h->y, m->lut_mask);
+  t->next = m->pos_lookup[h_idx];
+  m->pos_lookup[h_idx] = t;
+  nm_tile_bind(t, copy, size);
+  t->flags = NM_TILE_OWNS_DATA;
+  grid_bounds_add(m, h->x, h->y);
+  m->ntiles++;
+  m->generation++;
+  tile_connect(m, t);
+  if (ref_out) *ref_out = nm_tile_base(m, t);
+  if (diag) { diag->field = NULL; diag->msg[0] = 0; }
+  return NM_OK;
+fail:
+  nm_free(&m->alloc, copy, size);
+  return st;
+}
+
+nm_status nm_navmesh_add_tile(nm_navmesh *m, const void *data, size_t size, nm_diag *diag,
+                              nm_polyref *ref_out) {
+  return nm_navmesh_add_tile_at(m, data, size, 0, diag, ref_out);
+}
+
+/* Unlinks tile t from its position-hash chain. */
+static void lookup_remove(nm_navmesh *m, nm_tile *t) {
+  nm_tile **pp = &m->pos_lookup[tile_hash(t->header->x, t->header->y, m->lut_mask)];
+  for (; *pp; pp = &(*pp)->next)
+    if (*pp == t) { *pp = t->next; return; }
+}
+
+/* Removes every link between t and the tiles around it. */
+static void tile_disconnect(nm_navmesh *m, nm_tile *t) {
+  const nm_tile *neis[32];
+  int i, j, n, x = t->header->x, y = t->header->y;
+  for (i = -1; i <= 1; i++)
+    for (j = -1; j <= 1; j++) {
+      int k;
+      n = nm_navmesh_tiles_at(m, x + i, y + j, neis, 32);
+      for (k = 0; k < n; k++)
+        if (neis[k] != t) nm_links_unconnect(m, (nm_tile *)neis[k], t);
+    }
+}
+
+nm_status nm_navmesh_remove_tile(nm_navmesh *m, int tx, int ty, int layer, void **data,
+                                 size_t *size) {
+  nm_tile *t = (nm_tile *)nm_navmesh_tile_at(m, tx, ty, layer);
+  if (data) *data = NULL;
+  if (size) *size = 0;
+  if (m->frozen) return NM_ERR_READONLY;
+  if (!t) return NM_ERR_PARAM;
+  if (data && size) {
+    if (!(*data = blob_copy(m, t->data, t->data_size))) return NM_ERR_NOMEM;
+    *size = t->data_size;
+  }
+  tile_disconnect(m, t);
+  lookup_remove(m, t);
+  tile_free_data(m, t);
+  t->links = NULL;
+  t->polys = NULL;
+  t->salt = (t->salt + 1) & m->salt_mask;
+  if (t->salt == 0) t->salt++;
+  t->next = m->free_stack;
+  m->free_stack = t;
+  m->ntiles--;
+  m->generation++;
+  return NM_OK;
+}
+
+void nm_free_bytes(const nm_navmesh *m, void *bytes, size_t len) { nm_free(&m->alloc, bytes, len); }
+
+void nm_navmesh_get_params(const nm_navmesh *m, nm_navmesh_params *p) {
+  nm_vcopy(p->orig, m->orig);
+  p->tile_width = m->tile_width;
+  p->tile_height = m->tile_height;
+  p->max_tiles = m->max_tiles;
+  p->max_polys = m->max_polys;
+}
+
+/* Adds one tile's numbers to info. */
+static void info_add_tile(const nm_tile *t, nm_navmesh_info *info) {
+  const nm_tile_header *h = t->header;
+  if (info->tiles == 0) {
+    nm_vcopy(info->bmin, h->bmin);
+    nm_vcopy(info->bmax, h->bmax);
+  } else {
+    nm_vmin(info->bmin, h->bmin);
+    nm_vmax(info->bmax, h->bmax);
+  }
+  info->tiles++;
+  info->polys += h->offmesh_base;
+  info->offmesh_polys += h->poly_count - h->offmesh_base;
+  info->verts += h->vert_count;
+  info->detail_verts += h->detail_vert_count;
+  info->detail_tris += h->detail_tri_count;
+  info->data_bytes += t->data_size;
+}
+
+void nm_navmesh_get_info(const nm_navmesh *m, nm_navmesh_info *info) {
+  int i;
+  memset(info, 0, sizeof *info);
+  info->max_tiles = m->max_tiles;
+  info->max_polys = m->max_polys;
+  for (i = 0; i < m->top; i++)
+    if (m->tiles[i].header) info_add_tile(&m->tiles[i], info);
+  info->memory_bytes = sizeof *m + (size_t)m->max_tiles * sizeof(nm_tile) +
+                       (m->lut_mask + 1) * sizeof(nm_tile *) + info->data_bytes;
+}
+
+int nm_navmesh_is_valid_ref(const nm_navmesh *m, nm_polyref ref) {
+  const nm_tile *t;
+  const nm_poly *p;
+  return nm_ref_get(m, ref, &t, &p);
+}
+
+nm_status nm_navmesh_get_poly_flags(const nm_navmesh *m, nm_polyref ref, uint16_t *flags) {
+  const nm_tile *t;
+  const nm_poly *p;
+  if (!nm_ref_get(m, ref, &t, &p)) return NM_ERR_PARAM;
+  *flags = p->flags;
+  return NM_OK;
+}
+
+nm_status nm_navmesh_set_poly_flags(nm_navmesh *m, nm_polyref ref, uint16_t flags) {
+  const nm_tile *t;
+  const nm_poly *p;
+  if (m->frozen) return NM_ERR_READONLY;
+  if (!nm_ref_get(m, ref, &t, &p)) return NM_ERR_PARAM;
+  ((nm_poly *)p)->flags = flags;
+  return NM_OK;
+}
+
+nm_status nm_navmesh_get_poly_area(const nm_navmesh *m, nm_polyref ref, uint8_t *area) {
+  const nm_tile *t;
+  const nm_poly *p;
+  if (!nm_ref_get(m, ref, &t, &p)) return NM_ERR_PARAM;
+  *area = (uint8_t)nm_poly_area(p);
+  return NM_OK;
+}
+
+nm_status nm_navmesh_set_poly_area(nm_navmesh *m, nm_polyref ref, uint8_t area) {
+  const nm_tile *t;
+  const nm_poly *p;
+  if (m->frozen) return NM_ERR_READONLY;
+  if (area >= NM_MAX_AREAS) return NM_ERR_PARAM;
+  if (!nm_ref_get(m, ref, &t, &p)) return NM_ERR_PARAM;
+  ((nm_poly *)p)->area_and_type = (uint8_t)((p->area_and_type & 0xc0) | area);
+  m->generation++;
+  return NM_OK;
+}
+
+nm_status nm_navmesh_get_poly_verts(const nm_navmesh *m, nm_polyref ref, float *verts, int *nverts) {
+  const nm_tile *t;
+  const nm_poly *p;
+  int i;
+  if (!nm_ref_get(m, ref, &t, &p)) return NM_ERR_PARAM;
+  for (i = 0; i < p->vert_count; i++) nm_vcopy(&verts[i * 3], &t->verts[p->verts[i] * 3]);
+  *nverts = p->vert_count;
+  return NM_OK;
+}
+
+void nm_navmesh_foreach_poly(const nm_navmesh *m, void (*fn)(void *ud, nm_polyref ref), void *ud) {
+  int i, j;
+  for (i = 0; i < m->top; i++) {
+    const nm_tile *t = &m->tiles[i];
+    if (!t->header) continue;
+    for (j = 0; j < t->header->poly_count; j++) fn(ud, nm_tile_base(m, t) | (nm_polyref)j);
+  }
+}

@@ -1,0 +1,175 @@
+/* path.c -- findPath: A* over polygons.
+ *
+ * Search nodes are polygons (one per tile side of entry, see nm_query.h),
+ * placed at the midpoint of the portal they were entered through; the cost of
+ * a step is the distance between those points times the area cost of the
+ * polygon walked on, and the last step adds the distance to the goal. The
+ * heuristic is the straight distance to the goal scaled by 0.999. When the
+ * goal cannot be reached the path leads to the node with the smallest
+ * heuristic, i.e. the polygon closest to the goal (a "partial" path).
+ * The loop mirrors Detour's findPath so the corridors agree with it. */
+#include "nm_query.h"
+
+#define NM_H_SCALE 0.999f
+
+int nm_portal_points(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, const nm_poly *fp,
+                     nm_polyref to, const nm_tile *tt, const nm_poly *tp, float *left, float *right) {
+  const nm_link *link = NULL;
+  uint32_t i;
+  int v0, v1;
+  (void)m;
+  for (i = fp->first_link; i != NM_NULL_LINK; i = ft->links[i].next)
+    if (ft->links[i].ref == to) { link = &ft->links[i]; break; }
+  if (!link) return 0;
+  if (nm_poly_type(fp) == NM_POLYTYPE_OFFMESH) { /* the connection's own end point */
+    const float *v = &ft->verts[fp->verts[link->edge] * 3];
+    nm_vcopy(left, v);
+    nm_vcopy(right, v);
+    return 1;
+  }
+  if (nm_poly_type(tp) == NM_POLYTYPE_OFFMESH) { /* entering a connection */
+    for (i = tp->first_link; i != NM_NULL_LINK; i = tt->links[i].next)
+      if (tt->links[i].ref == from) {
+        const float *v = &tt->verts[tp->verts[tt->links[i].edge] * 3];
+        nm_vcopy(left, v);
+        nm_vcopy(right, v);
+        return 1;
+      }
+    return 0;
+  }
+  v0 = fp->verts[link->edge];
+  v1 = fp->verts[(link->edge + 1) % fp->vert_count];
+  nm_vcopy(left, &ft->verts[v0 * 3]);
+  nm_vcopy(right, &ft->verts[v1 * 3]);
+  if (link->side != 0xff && (link->bmin != 0 || link->bmax != 255)) { /* part of a border edge */
+    const float s = 1.0f / 255.0f;
+    nm_vlerp(left, &ft->verts[v0 * 3], &ft->verts[v1 * 3], link->bmin * s);
+    nm_vlerp(right, &ft->verts[v0 * 3], &ft->verts[v1 * 3], link->bmax * s);
+  }
+  return 1;
+}
+
+/* Midpoint of the portal from -> to. */
+static void edge_mid(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, const nm_poly *fp,
+                     nm_polyref to, const nm_tile *tt, const nm_poly *tp, float *mid) {
+  float l[3], r[3];
+  if (!nm_portal_points(m, from, ft, fp, to, tt, tp, l, r)) return;
+  mid[0] = (l[0] + r[0]) * 0.5f;
+  mid[1] = (l[1] + r[1]) * 0.5f;
+  mid[2] = (l[2] + r[2]) * 0.5f;
+}
+
+/* Writes the polygons from the start to node `end` into path (cut at the end
+ * when cap is too small). */
+static nm_status path_to_node(const nm_nodepool *pool, const nm_node *end, nm_polyref *path, int cap,
+                              int *count) {
+  const nm_node *n = end;
+  int len = 0, w;
+  do { len++; n = nm_node_at(pool, n->pidx); } while (n);
+  n = end;
+  for (w = len; w > cap; w--) n = nm_node_at(pool, n->pidx);
+  for (w = (len < cap ? len : cap) - 1; w >= 0; w--) {
+    path[w] = n->id;
+    n = nm_node_at(pool, n->pidx);
+  }
+  *count = len < cap ? len : cap;
+  return len > cap ? NM_TRUNCATED : NM_OK;
+}
+
+/* Relaxes every neighbour of `best`; returns NM_OUT_OF_NODES bits. */
+static nm_status expand(nm_query *q, nm_node *best, nm_polyref end_ref, const float *end,
+                        const nm_filter *f, nm_node **last_best, float *last_best_cost) {
+  const nm_navmesh *m = q->mesh;
+  const nm_tile *bt, *nt;
+  const nm_poly *bp, *np;
+  const nm_node *parent = nm_node_at(&q->pool, best->pidx);
+  const nm_polyref best_ref = best->id, parent_ref = parent ? parent->id : 0;
+  nm_status st = NM_OK;
+  uint32_t i;
+  nm_ref_unsafe(m, best_ref, &bt, &bp);
+  for (i = bp->first_link; i != NM_NULL_LINK; i = bt->links[i].next) {
+    const nm_link *l = &bt->links[i];
+    const nm_polyref nref = l->ref;
+    nm_node *nn;
+    float cost, heur, total;
+    if (!nref || nref == parent_ref) continue;
+    nm_ref_unsafe(m, nref, &nt, &np);
+    if (!nm_filter_pass(f, np)) continue;
+    nn = nm_nodepool_get(&q->pool, nref, l->side != 0xff ? (uint32_t)(l->side >> 1) : 0);
+    if (!nn) { st |= NM_OUT_OF_NODES; continue; }
+    if (nn->flags == 0) edge_mid(m, best_ref, bt, bp, nref, nt, np, nn->pos);
+    cost = best->cost + nm_vdist(best->pos, nn->pos) * f->area_cost[nm_poly_area(bp)];
+    if (nref == end_ref) {
+      cost += nm_vdist(nn->pos, end) * f->area_cost[nm_poly_area(np)];
+      heur = 0;
+    } else {
+      heur = nm_vdist(nn->pos, end) * NM_H_SCALE;
+    }
+    total = cost + heur;
+    if ((nn->flags & (NM_NODE_OPEN | NM_NODE_CLOSED)) && total >= nn->total) continue;
+    nn->pidx = nm_node_idx(&q->pool, best);
+    nn->flags &= ~NM_NODE_CLOSED;
+    nn->cost = cost;
+    nn->total = total;
+    if (nn->flags & NM_NODE_OPEN) {
+      nm_heap_modify(&q->open, nn);
+    } else {
+      nn->flags |= NM_NODE_OPEN;
+      nm_heap_push(&q->open, nn);
+    }
+    if (heur < *last_best_cost) {
+      *last_best_cost = heur;
+      *last_best = nn;
+    }
+  }
+  return st;
+}
+
+/* Checks the common arguments of path searches. */
+static nm_status path_args(nm_query *q, nm_polyref s, nm_polyref e, const float *sp, const float *ep,
+                           const nm_filter *f) {
+  const nm_tile *t;
+  const nm_poly *p;
+  if (!sp || !ep || !f || !nm_isfinite3(sp) || !nm_isfinite3(ep)) return NM_ERR_PARAM;
+  if (!nm_ref_get(q->mesh, s, &t, &p) || !nm_ref_get(q->mesh, e, &t, &p)) return NM_ERR_PARAM;
+  return NM_OK;
+}
+
+nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                             const float start[3], const float end[3], const nm_filter *filter,
+                             nm_polyref *path, int cap, int *count) {
+  nm_node *sn, *last_best;
+  float last_best_cost;
+  nm_status st;
+  if (!count) return NM_ERR_PARAM;
+  *count = 0;
+  if (!path || cap <= 0) return NM_ERR_PARAM;
+  if ((st = path_args(q, start_ref, end_ref, start, end, filter)) < 0) return st;
+  if (start_ref == end_ref) {
+    path[0] = start_ref;
+    *count = 1;
+    return NM_OK;
+  }
+  nm_nodepool_clear(&q->pool);
+  nm_heap_clear(&q->open);
+  sn = nm_nodepool_get(&q->pool, start_ref, 0);
+  nm_vcopy(sn->pos, start);
+  sn->total = nm_vdist(start, end) * NM_H_SCALE;
+  sn->flags = NM_NODE_OPEN;
+  nm_heap_push(&q->open, sn);
+  last_best = sn;
+  last_best_cost = sn->total;
+  st = NM_OK;
+  while (q->open.size) {
+    nm_node *best = nm_heap_pop(&q->open);
+    best->flags = (best->flags & ~NM_NODE_OPEN) | NM_NODE_CLOSED;
+    if (best->id == end_ref) {
+      last_best = best;
+      break;
+    }
+    st |= expand(q, best, end_ref, end, filter, &last_best, &last_best_cost);
+  }
+  st |= path_to_node(&q->pool, last_best, path, cap, count);
+  if (last_best->id != end_ref) st |= NM_PARTIAL;
+  return st;
+}
