@@ -68,3 +68,28 @@ fuzz: deps
 
 clean:
 	rm -rf $(B)
+
+# ---- sanitized builds and C unit tests ----
+SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+ASANOBJ := $(patsubst src/%.c,$(B)/asan/obj/%.o,$(SRC))
+CTESTS  := $(patsubst spec/c/%.c,$(B)/asan/tests/%,$(wildcard spec/c/test_*.c))
+
+$(B)/asan/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) $(SAN) -c $< -o $@
+
+$(B)/asan/libnavmesh.a: $(ASANOBJ)
+	rm -f $@ && ar rcs $@ $(ASANOBJ)
+
+$(B)/asan/tests/%: spec/c/%.c spec/c/tap.h $(B)/asan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -Isrc $(SAN) $< $(B)/asan/libnavmesh.a -lm -lpthread -o $@
+
+# The Lua 5.4 module with sanitizers, loaded into a stock lua5.4 with the
+# sanitizer runtime preloaded (see tools/test.sh).
+$(B)/asan/5.4/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h $(B)/asan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared src/lua/lnavmesh.c $(B)/asan/libnavmesh.a -lm -o $@
+
+test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
+.PHONY: test-build

@@ -279,6 +279,83 @@ NM_API nm_status nm_tile_create(const nm_poly_mesh_input *in, const nm_alloc *al
                                 nm_diag *diag, void **data, size_t *size);
 NM_API void nm_tile_free(const nm_alloc *alloc, void *data, size_t size);
 
+/* ---- building from triangles (the Recast pipeline) ------------------------ */
+
+enum { NM_PARTITION_WATERSHED = 0, NM_PARTITION_MONOTONE = 1, NM_PARTITION_LAYERS = 2 };
+enum { NM_VOLUME_CONVEX = 0, NM_VOLUME_BOX = 1, NM_VOLUME_CYLINDER = 2 };
+
+/* A volume whose walkable surface gets another area id (water, road...) or,
+ * with area -1, becomes not walkable. */
+typedef struct nm_area_volume {
+  int kind;              /* NM_VOLUME_* */
+  const float *verts;    /* convex: X/Z outline [(x,y,z) * nverts], y ignored */
+  int nverts;            /* convex: [Limit: >= 3] */
+  float hmin, hmax;      /* convex: vertical extent [Units: wu] */
+  float bmin[3], bmax[3];/* box corners [(x,y,z)] */
+  float center[3];       /* cylinder: centre of its base [(x,y,z)] */
+  float radius, height;  /* cylinder [Units: wu] */
+  int area;              /* area id to mark [Limit: 0..62], or -1: not walkable */
+} nm_area_volume;
+
+/* Build settings; nm_build_config_init fills RecastDemo's defaults.
+ * Sizes are world units unless marked [Units: cells]. */
+typedef struct nm_build_config {
+  float cell_size;              /* 0.3  X/Z voxel size [Limit: > 0] */
+  float cell_height;            /* 0.2  Y voxel size [Limit: > 0] */
+  float agent_height;           /* 2.0 */
+  float agent_radius;           /* 0.6 */
+  float agent_max_climb;        /* 0.9 */
+  float agent_max_slope;        /* 45  [Units: degrees] [Limit: 0..90] */
+  float region_min_size;        /* 8   [Units: cells per side] */
+  float region_merge_size;      /* 20  [Units: cells per side] */
+  float edge_max_len;           /* 12 */
+  float edge_max_error;         /* 1.3 [Units: cells... as RecastDemo: world units of deviation] */
+  int verts_per_poly;           /* 6   [Limit: 3..6] */
+  float detail_sample_dist;     /* 6   [Units: cells] (0 = no detail sampling) */
+  float detail_sample_max_error;/* 1   [Units: cell heights] */
+  int partition;                /* NM_PARTITION_WATERSHED */
+  int tile_size;                /* 0 = one tile; else tile side [Units: cells] */
+  int threads;                  /* worker threads for tiled builds (1) */
+  int filter_low_hanging;       /* 1: step over low obstacles */
+  int filter_ledges;            /* 1: drop spans next to ledges */
+  int filter_low_height;        /* 1: drop spans with too little head room */
+  float bmin[3], bmax[3];       /* build box; bmin > bmax: the bounds of the input */
+  const nm_area_volume *volumes;
+  int nvolumes;
+  const nm_offmesh_link *offmesh;
+  int noffmesh;
+  size_t memory_limit;          /* refuse builds whose grids need more bytes (0 = 4 GiB) */
+  /* Called on the calling thread after each finished tile (tiled builds). */
+  void (*progress)(void *ud, int done, int total);
+  void *progress_ud;
+} nm_build_config;
+
+NM_API void nm_build_config_init(nm_build_config *cfg);
+
+/* Time spent per stage (summed over tiles and threads) and peak memory. */
+typedef struct nm_build_stats {
+  double ms_rasterize, ms_filter, ms_compact, ms_erode, ms_areas, ms_distance, ms_regions,
+      ms_contours, ms_polymesh, ms_detail, ms_tiledata, ms_total;
+  size_t peak_bytes;   /* high-water mark of build memory */
+  int tiles;           /* tiles built (non-empty) */
+  int polys;
+} nm_build_stats;
+
+/* Builds a navmesh from triangles: verts [(x,y,z) * nverts], tris [3 * ntris]
+ * (0-based indices). Degenerate triangles are ignored.
+ * ERR_PARAM (diag names the field) for bad config or input, ERR_EMPTY when
+ * nothing walkable remains, ERR_NOMEM. stats may be NULL. */
+NM_API nm_status nm_navmesh_build(const float *verts, int nverts, const int *tris, int ntris,
+                                  const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
+                                  nm_navmesh **out, nm_build_stats *stats);
+
+/* Parses Wavefront OBJ text (v and f lines; faces fan-triangulated, negative
+ * indices, v/vt/vn forms). *verts and *tris are allocated with alloc and owned
+ * by the caller (nm_obj_free). ERR_DATA for malformed input. */
+NM_API nm_status nm_obj_parse(const char *text, size_t len, const nm_alloc *alloc, nm_diag *diag,
+                              float **verts, int *nverts, int **tris, int *ntris);
+NM_API void nm_obj_free(const nm_alloc *alloc, float *verts, int nverts, int *tris, int ntris);
+
 /* ---- queries ---------------------------------------------------------------- */
 
 typedef struct nm_query nm_query;

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# tools/test.sh -- every test suite of the project, one after another.
+# Each suite speaks TAP; its "ok"/"not ok" lines are counted, failures and
+# the figures the specs print ("# ..." lines) are shown, full logs are kept
+# in build/test-logs/. The last line is "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+B=build
+LOGS=$B/test-logs
+mkdir -p "$LOGS"
+PASS=0
+FAIL=0
+SUITES=""
+
+# run_suite NAME CMD...: runs a TAP-producing command and counts its results.
+run_suite() {
+  local name=$1; shift
+  local log=$LOGS/$name.log t0 t1 p f
+  t0=$(date +%s)
+  "$@" >"$log" 2>&1
+  local rc=$?
+  t1=$(date +%s)
+  p=$(grep -cE '^ok [0-9]+' "$log")
+  f=$(grep -cE '^not ok [0-9]+' "$log")
+  # A suite that crashed or failed without reporting a failing test counts as one failure.
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+    f=1
+    echo "not ok - $name exited with status $rc; last lines:"
+    tail -15 "$log" | sed 's/^/    /'
+  fi
+  grep -E '^not ok [0-9]+' "$log" | head -40 | sed "s/^/[$name] /"
+  grep -E '^# ' "$log" | grep -vE '^# *(check failed|Failure|Error|[-=]+$)' | sed "s/^/[$name] /" | head -200
+  grep -E '^#   check failed' "$log" | head -20 | sed "s/^/[$name] /"
+  PASS=$((PASS + p))
+  FAIL=$((FAIL + f))
+  SUITES="$SUITES\n  $name: $p passed, $f failed ($((t1 - t0)) s)"
+}
+
+echo "== building"
+if ! make -s test-build >"$LOGS/build.log" 2>&1; then
+  cat "$LOGS/build.log" | tail -30
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+# ---- C unit tests (ASan + UBSan) ----
+for t in "$B"/asan/tests/test_*; do
+  [ -x "$t" ] || continue
+  run_suite "c-$(basename "$t")" env ASAN_OPTIONS=detect_leaks=1 "$t"
+done
+
+# ---- busted on every Lua we have a module and busted for ----
+busted_on() { # busted_on NAME INTERPRETER CPATH-DIR [env...]
+  local name=$1 lua=$2 cdir=$3; shift 3
+  env "$@" LUA_PATH="lua/?.lua;spec/?.lua;;" LUA_CPATH="$cdir/?.so;;" \
+    "$lua" /usr/bin/busted -o TAP spec
+}
+for pair in 5.4:lua5.4 jit:luajit 5.1:lua5.1 5.3:lua5.3; do
+  v=${pair%%:*}; lua=${pair#*:}
+  if [ -f "$B/$v/navmesh/core.so" ] && command -v "$lua" >/dev/null; then
+    run_suite "busted-$v" busted_on "$v" "$lua" "$B/$v"
+  else
+    echo "not ok - busted-$v: $lua or its module is missing"
+    FAIL=$((FAIL + 1))
+  fi
+done
+
+# ---- the Lua suite again with a sanitized module (ASan + UBSan preloaded) ----
+ASAN_RT=$(gcc -print-file-name=libasan.so)
+UBSAN_RT=$(gcc -print-file-name=libubsan.so)
+run_suite "busted-5.4-asan" busted_on asan lua5.4 "$B/asan/5.4" \
+  LD_PRELOAD="$ASAN_RT $UBSAN_RT" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 NAVMESH_SANITIZED=1
+
+printf "== suites:%b\n" "$SUITES"
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]
