@@ -25,6 +25,11 @@
 #define NM_POLYTYPE_OFFMESH 1
 #define NM_DETAIL_EDGE_BOUNDARY 1
 #define NM_MAX_TILE_COORD (1 << 28) /* |x|, |y|, layer bound: keeps x+-1 in range */
+/* Bound on stored world coordinates (vertices, bounds, off-mesh points) and
+ * sizes: differences and squared distances of such values stay finite in
+ * single precision, so geometry on valid data never makes inf or NaN.
+ * Float spacing at 1e12 is 65536 wu: no usable navmesh comes near it. */
+#define NM_MAX_COORD 1.0e12f
 
 /* ---- the blob layout (little-endian, naturally aligned) ---- */
 
@@ -75,6 +80,15 @@ typedef struct nm_offmesh_con {
   uint8_t side;
   uint32_t user_id;
 } nm_offmesh_con;
+
+/* A stored coordinate or size: finite and within +-NM_MAX_COORD (NaN fails). */
+static inline int nm_coord_ok(float v) { return fabsf(v) <= NM_MAX_COORD; }
+static inline int nm_coords_ok(const float *v, int n) {
+  int i;
+  for (i = 0; i < n; i++)
+    if (!nm_coord_ok(v[i])) return 0;
+  return 1;
+}
 
 static inline int nm_poly_area(const nm_poly *p) { return p->area_and_type & 0x3f; }
 static inline int nm_poly_type(const nm_poly *p) { return p->area_and_type >> 6; }
