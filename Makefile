@@ -108,11 +108,15 @@ FUZZ_LPAREN := (
 fuzz_defines = $(shell grep -lE '^nm_status[[:space:]]+$(1)[[:space:]]*[$(FUZZ_LPAREN)]' $(SRC) /dev/null 2>/dev/null)
 ifneq ($(call fuzz_defines,nm_obj_parse),)
 FUZZ_TARGETS += obj
+TEST_HAVE_DEFS += -DNM_TEST_HAVE_OBJ
 endif
 ifneq ($(call fuzz_defines,nm_navmesh_build),)
 FUZZ_TARGETS += build_soup
 FUZZ_DEFS += -DFUZZ_HAVE_BUILD
+TEST_HAVE_DEFS += -DNM_TEST_HAVE_BUILD
 endif
+# the allocation-failure test covers OBJ parsing and builds once they exist
+$(B)/asan/tests/test_alloc_fail: private CFLAGS_CORE += $(TEST_HAVE_DEFS)
 FUZZ_CFLAGS := $(CFLAGS_CORE) -Wno-missing-prototypes -Ispec/fuzz $(FUZZ_DEFS)
 FUZZOBJ := $(patsubst src/%.c,$(B)/fuzz/obj/%.o,$(SRC))
 
@@ -140,4 +144,13 @@ fuzz-replay: $(addprefix $(B)/asan/fuzz/,$(FUZZ_TARGETS)) $(B)/fuzz/seeds
 fuzz-targets:
 	@echo $(FUZZ_TARGETS)
 test-build: fuzz-replay
+
+# Out of memory through the Lua binding: a C test embedding liblua5.4 (only
+# when its headers are installed), run by tools/test.sh with the C tests.
+ifneq ($(wildcard /usr/include/lua5.4/lua.h),)
+$(B)/asan/tests/test_lua_oom: spec/c/lua_oom.c spec/c/tap.h spec/c/fixture.h src/lua/lnavmesh.c src/lua/compat.h $(B)/asan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -Isrc/lua -I/usr/include/lua5.4 $(SAN) $< src/lua/lnavmesh.c $(B)/asan/libnavmesh.a -llua5.4 -lm -o $@
+test-build: $(B)/asan/tests/test_lua_oom
+endif
 .PHONY: fuzz-build fuzz-replay fuzz-targets

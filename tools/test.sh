@@ -49,6 +49,31 @@ for t in "$B"/asan/tests/test_*; do
   run_suite "c-$(basename "$t")" env ASAN_OPTIONS=detect_leaks=1 "$t"
 done
 
+# ---- fuzz regression inputs and seeds, replayed under ASan + UBSan ----
+# Each file in spec/fuzz/<target>/ (crashes `make fuzz` found) runs through
+# the target's entry point (one TAP line each); the generated seeds run as one
+# line per target. obj/build_soup exist once the library defines their function.
+replay_target() ( # replay_target TARGET (a subshell: the exports stay here)
+  local t=$1 bin=$B/asan/fuzz/$1 files
+  files=$(ls -d spec/fuzz/"$t"/* 2>/dev/null)
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+  local rc=0
+  # shellcheck disable=SC2086
+  if [ -n "$files" ]; then "$bin" "$t" $files || rc=1; fi
+  "$bin" -a seeds "$t" "$B"/fuzz/seeds-test/"$t"/* || rc=1
+  exit $rc
+)
+rm -rf "$B/fuzz/seeds-test"
+"$B/fuzz/seeds" "$B/fuzz/seeds-test"
+FUZZ_BUILT=$(make -s fuzz-targets)
+for t in $FUZZ_BUILT; do
+  run_suite "fuzz-$t" replay_target "$t"
+done
+for d in spec/fuzz/*/; do
+  t=$(basename "$d")
+  case " $FUZZ_BUILT " in *" $t "*) ;; *) echo "# fuzz $t: $(ls "$d" | wc -l) saved inputs not replayed (the library does not define its function yet)";; esac
+done
+
 # ---- busted on every Lua we have a module and busted for ----
 busted_on() { # busted_on NAME INTERPRETER CPATH-DIR [env...]
   local name=$1 lua=$2 cdir=$3; shift 3

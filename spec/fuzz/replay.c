@@ -7,6 +7,7 @@
  * Each input runs in a child process, so a crash, an invariant failure
  * (abort) or a leak report (LeakSanitizer exits non-zero) fails that input
  * and the others still run. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,6 +4,7 @@
  * both formats; tile: the fixture's tile blobs; tilecreate and build_soup:
  * small polygon and triangle soups in those targets' input encodings;
  * query: operation sequences over the fixture; obj: small OBJ texts. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <sys/stat.h>
 #include "fuzz.h"
