@@ -107,8 +107,9 @@ static nm_status check_input(const nm_poly_mesh_input *in, nm_diag *diag) {
       !nm_coord_ok(in->walkable_radius) || !isfinite(in->cell_size) || in->cell_size < 0)
     return nm_diag_set(diag, NM_ERR_PARAM, "walkableClimb", "agent sizes and cell size must be finite and >= 0");
   if (in->bmin[0] <= in->bmax[0] && in->bmin[1] <= in->bmax[1] && in->bmin[2] <= in->bmax[2] &&
-      !(nm_coords_ok(in->bmin, 3) && nm_coords_ok(in->bmax, 3)))
-    return nm_diag_set(diag, NM_ERR_PARAM, "bmin", "tile bounds must be finite and within 1e12");
+      !(nm_coords_ok(in->bmin, 3) && nm_coords_ok(in->bmax, 3) && in->bmin[0] < in->bmax[0] &&
+        in->bmin[2] < in->bmax[2]))
+    return nm_diag_set(diag, NM_ERR_PARAM, "bmin", "tile bounds must be finite, within 1e12 and wider than 0 in x and z");
   return NM_OK;
 }
 
