@@ -97,6 +97,28 @@ run_suite "busted-5.4-asan" busted_on asan lua5.4 "$B/asan/5.4" \
   LD_PRELOAD="$ASAN_RT $UBSAN_RT" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 NAVMESH_SANITIZED=1
 
+# ---- the Lua suite once under valgrind memcheck (normal module) ----
+# Every spec runs; the hostile-bytes spec with 2% of its copies
+# (NAVMESH_HOSTILE_SCALE), which keeps this suite near a minute of CPU.
+# Fails on any memcheck error or definitely-lost byte.
+valgrind_suite() ( # (a subshell: the export stays here)
+  local vlog=$LOGS/valgrind-memcheck.txt rc
+  export NAVMESH_HOSTILE_SCALE=0.02
+  LUA_PATH="lua/?.lua;spec/?.lua;;" LUA_CPATH="$B/5.4/?.so;;" \
+    valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+    --log-file="$vlog" lua5.4 /usr/bin/busted -o TAP spec
+  rc=$?
+  grep -E "ERROR SUMMARY|definitely lost|indirectly lost|All heap blocks" "$vlog" |
+    sed 's/^==[0-9]*== */# valgrind: /'
+  exit $rc
+)
+if command -v valgrind >/dev/null && [ -f "$B/5.4/navmesh/core.so" ]; then
+  run_suite "busted-5.4-valgrind" valgrind_suite
+else
+  echo "not ok - busted-5.4-valgrind: valgrind or the 5.4 module is missing"
+  FAIL=$((FAIL + 1))
+fi
+
 printf "== suites:%b\n" "$SUITES"
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
