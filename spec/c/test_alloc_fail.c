@@ -108,8 +108,9 @@ static long fail_each(const char *name, alloc_op op, void *ctx) {
     if (st != NM_ERR_NOMEM) {
       printf("#   %s, allocation %ld failing: got %s, want ERR_NOMEM\n", name, n, nm_status_name(st));
       bad++;
+    } else {
+      nomem++;
     }
-    nomem++;
   }
   printf("# %-22s %3ld allocations, each failed in turn: %ld runs ERR_NOMEM, %ld problems\n", name,
          n - 1, nomem, bad);
