@@ -230,6 +230,7 @@ static inline void fz_load_and_exercise(const uint8_t *data, size_t size) {
     FZ_CHECK(m == NULL && d.msg[0] != 0);
     return;
   }
+  FZ_CHECK(d.msg[0] == 0 && d.field == NULL); /* no stale message after success */
   fz_exercise(m);
   nm_navmesh_release(m);
 }
