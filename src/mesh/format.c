@@ -57,6 +57,15 @@ static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n) {
   return ~crc;
 }
 
+/* Empties diag after a success that set it on the way; returns NM_OK. */
+static nm_status diag_clear(nm_diag *diag) {
+  if (diag) {
+    diag->field = NULL;
+    diag->msg[0] = 0;
+  }
+  return NM_OK;
+}
+
 /* The 28 parameter bytes shared by MSET and our header. */
 static void params_read(const uint8_t *p, nm_navmesh_params *prm) {
   prm->orig[0] = rdf(p); prm->orig[1] = rdf(p + 4); prm->orig[2] = rdf(p + 8);
@@ -126,7 +135,7 @@ static nm_status load_mset(const uint8_t *b, size_t len, const nm_alloc *alloc, 
                    (unsigned long)(len - off));
   if (off != len) goto fail;
   *out = m;
-  return NM_OK;
+  return diag_clear(diag);
 fail:
   nm_navmesh_release(m);
   return st;
@@ -188,7 +197,7 @@ static nm_status load_own(const uint8_t *b, size_t len, const nm_alloc *alloc, n
     if ((st = add_stored_tile(m, b + off, size, ref, (int)i, diag)) < 0) goto fail;
   }
   *out = m;
-  return NM_OK;
+  return diag_clear(diag);
 fail:
   nm_navmesh_release(m);
   return st;
