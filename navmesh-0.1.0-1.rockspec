@@ -23,7 +23,9 @@ build = {
       sources = {
         "src/core/nm_core.c",
         "src/mesh/format.c",
+        "src/mesh/islands.c",
         "src/mesh/links.c",
+        "src/mesh/mapfile.c",
         "src/mesh/navmesh.c",
         "src/mesh/tile.c",
         "src/mesh/tilebuild.c",
