@@ -94,6 +94,10 @@ $(B)/asan/5.4/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h $(B)/asan/lib
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
 
+rockspec:
+	lua5.4 tools/update-rockspec.lua
+.PHONY: rockspec
+
 # ---- fuzzing (issue 5): libFuzzer targets, seeds, replay of saved inputs ----
 # `make fuzz` (tools/fuzz.sh) builds build/fuzz/bin/<target> with clang and
 # libFuzzer; `make test` replays spec/fuzz/<target>/* through the same entry
