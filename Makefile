@@ -121,7 +121,7 @@ TEST_HAVE_DEFS += -DNM_TEST_HAVE_BUILD
 endif
 # the allocation-failure test covers OBJ parsing and builds once they exist
 $(B)/asan/tests/test_alloc_fail: private CFLAGS_CORE += $(TEST_HAVE_DEFS)
-FUZZ_CFLAGS := $(CFLAGS_CORE) -Wno-missing-prototypes -Ispec/fuzz $(FUZZ_DEFS)
+FUZZ_CFLAGS := $(CFLAGS_CORE) -Wno-missing-prototypes -Ispec/fuzz -Isrc $(FUZZ_DEFS)
 FUZZOBJ := $(patsubst src/%.c,$(B)/fuzz/obj/%.o,$(SRC))
 
 $(B)/fuzz/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)

@@ -3,11 +3,13 @@
  * Each input loads the fixture (3 x 3 tiles, saved once as MSET bytes) and
  * decodes into up to 64 operations: nearest polygon, path, straight path
  * (crossings, inset, caps), closest point, boundary point, poly height,
- * filters, polygon flags/areas, adding (possibly damaged) and removing tiles.
+ * filters, polygon flags/areas, adding (possibly damaged) and removing tiles,
+ * islands, portals, freezing.
  * Coordinates come from fz_coord (lattice, NaN, inf, huge), references from
  * polygons seen so far, from every polygon of the mesh, or raw 32-bit values.
  * Invariants: statuses known, returned refs valid, points finite, counts
- * within caps, failures leave counts at 0. */
+ * within caps, failures leave counts at 0, consecutive path polygons share a
+ * portal, a complete path joins polygons of one island. */
 #include "fuzz.h"
 
 /* The fixture, made once: MSET bytes and the nine tile blobs. */
@@ -111,7 +113,15 @@ static void op_path(qstate *s) {
   }
   FZ_CHECK(n >= 1 && n <= cap && s->path[0] == a);
   for (i = 0; i < n; i++) FZ_CHECK(nm_navmesh_is_valid_ref(s->m, s->path[i]));
-  if (!(st & (NM_PARTIAL | NM_TRUNCATED))) FZ_CHECK(s->path[n - 1] == b);
+  if (!(st & (NM_PARTIAL | NM_TRUNCATED))) {
+    FZ_CHECK(s->path[n - 1] == b);
+    FZ_CHECK(nm_navmesh_is_reachable(s->m, a, b)); /* a path exists: same island */
+  }
+  for (i = 0; i + 1 < n; i++) { /* consecutive polygons are neighbours */
+    float l[3], r[3];
+    FZ_CHECK(nm_query_portal_points(s->q, s->path[i], s->path[i + 1], l, r) == NM_OK);
+    FZ_CHECK(fz_finite3(l) && fz_finite3(r));
+  }
   s->npath = n;
   remember(s, s->path[n - 1]);
 }
@@ -176,12 +186,13 @@ static void op_poly_attr(qstate *s) {
   const uint16_t v = fz_u16(&s->r);
   const int valid = nm_navmesh_is_valid_ref(s->m, ref);
   nm_status st;
+  const int frozen = nm_navmesh_is_frozen(s->m);
   if (b & 1) {
     st = nm_navmesh_set_poly_flags(s->m, ref, v);
-    FZ_CHECK(st == (valid ? NM_OK : NM_ERR_PARAM));
+    FZ_CHECK(st == (frozen ? NM_ERR_READONLY : valid ? NM_OK : NM_ERR_PARAM));
   } else {
     st = nm_navmesh_set_poly_area(s->m, ref, (uint8_t)v);
-    FZ_CHECK(st == (valid && (uint8_t)v < NM_MAX_AREAS ? NM_OK : NM_ERR_PARAM));
+    FZ_CHECK(frozen ? st == NM_ERR_READONLY : st == (valid && (uint8_t)v < NM_MAX_AREAS ? NM_OK : NM_ERR_PARAM));
   }
 }
 
@@ -199,7 +210,8 @@ static void op_add_tile(qstate *s) {
     blob[at % g_tile_size[k]] ^= fz_u8(&s->r);
   }
   st = nm_navmesh_add_tile(s->m, blob, g_tile_size[k], &d, &ref);
-  FZ_CHECK(st == NM_OK || st == NM_ERR_DATA || st == NM_ERR_FULL || st == NM_ERR_NOMEM);
+  if (nm_navmesh_is_frozen(s->m)) FZ_CHECK(st == NM_ERR_READONLY);
+  else FZ_CHECK(st == NM_OK || st == NM_ERR_DATA || st == NM_ERR_FULL || st == NM_ERR_NOMEM);
   if (st == NM_OK) FZ_CHECK(ref != 0);
   free(blob);
 }
@@ -210,7 +222,8 @@ static void op_remove_tile(qstate *s) {
   void *data = NULL;
   size_t size = 0;
   nm_status st = nm_navmesh_remove_tile(s->m, tx, ty, 0, keep ? &data : NULL, keep ? &size : NULL);
-  FZ_CHECK(st == (had ? NM_OK : NM_ERR_PARAM) || st == NM_ERR_NOMEM);
+  if (nm_navmesh_is_frozen(s->m)) FZ_CHECK(st == NM_ERR_READONLY && data == NULL);
+  else FZ_CHECK(st == (had ? NM_OK : NM_ERR_PARAM) || st == NM_ERR_NOMEM);
   if (st == NM_OK) {
     FZ_CHECK(nm_navmesh_tile_ref_at(s->m, tx, ty, 0) == 0 && !nm_navmesh_is_valid_ref(s->m, had));
     if (keep) FZ_CHECK(data != NULL && size > 0);
@@ -218,10 +231,46 @@ static void op_remove_tile(qstate *s) {
   if (data) nm_free_bytes(s->m, data, size);
 }
 
+/* Islands: labels within 1..count for valid refs, 0 otherwise. */
+static void op_islands(qstate *s) {
+  const nm_polyref a = pick_ref(s), b = pick_ref(s);
+  const uint32_t ia = nm_navmesh_island(s->m, a);
+  const int count = nm_navmesh_island_count(s->m), reach = nm_navmesh_is_reachable(s->m, a, b);
+  FZ_CHECK(count >= 0);
+  if (!nm_navmesh_is_valid_ref(s->m, a)) FZ_CHECK(ia == 0 && !reach);
+  else FZ_CHECK(ia <= (uint32_t)count);
+  if (reach) FZ_CHECK(nm_navmesh_is_valid_ref(s->m, b) && ia != 0);
+  if (a == b && ia != 0) FZ_CHECK(reach);
+}
+
+/* The portal between two polygons: both valid neighbours, or ERR_PARAM. */
+static void op_portal(qstate *s) {
+  const nm_polyref a = pick_ref(s), b = pick_ref(s);
+  float l[3], r[3];
+  const nm_status st = nm_query_portal_points(s->q, a, b, l, r);
+  FZ_CHECK(st == NM_OK || st == NM_ERR_PARAM);
+  if (st == NM_OK)
+    FZ_CHECK(nm_navmesh_is_valid_ref(s->m, a) && nm_navmesh_is_valid_ref(s->m, b) && fz_finite3(l) &&
+             fz_finite3(r));
+}
+
+/* Freezes the mesh (rarely): edits then fail with ERR_READONLY. */
+static void op_freeze(qstate *s) {
+  const nm_status st = nm_navmesh_freeze(s->m);
+  void *data = NULL;
+  size_t size = 0;
+  FZ_CHECK(st == NM_OK || st == NM_ERR_NOMEM);
+  FZ_CHECK(nm_navmesh_is_frozen(s->m));
+  FZ_CHECK(nm_navmesh_remove_tile(s->m, 0, 0, 0, &data, &size) == NM_ERR_READONLY && data == NULL);
+  FZ_CHECK(nm_navmesh_add_tile(s->m, g_tiles[0], g_tile_size[0], NULL, NULL) == NM_ERR_READONLY);
+}
+
 static void run_ops(qstate *s) {
   int nops = 0;
   while (fz_left(&s->r) && nops++ < 64) {
-    switch (fz_u8(&s->r) % 12) {
+    const uint8_t op = fz_u8(&s->r);
+    if (op == 0xff) { op_freeze(s); continue; }
+    switch (op % 14) {
       case 0: case 1: op_nearest(s); break;
       case 2: case 3: op_path(s); break;
       case 4: op_straight(s); break;
@@ -231,7 +280,9 @@ static void run_ops(qstate *s) {
       case 8: op_filter(s); break;
       case 9: op_poly_attr(s); break;
       case 10: op_add_tile(s); break;
-      default: op_remove_tile(s); break;
+      case 11: op_remove_tile(s); break;
+      case 12: op_islands(s); break;
+      default: op_portal(s); break;
     }
   }
 }
