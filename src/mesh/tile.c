@@ -101,12 +101,14 @@ static nm_status check_detail(const nm_tile_header *h, const nm_poly *p, const n
   return NM_OK;
 }
 
-/* BV nodes: leaves name existing polygons, escapes stay inside the tree. */
+/* BV nodes: leaves name ground polygons (an off-mesh polygon found through
+ * the tree would be linked as the ground under a connection, even to
+ * itself), escapes stay inside the tree. */
 static nm_status check_bvtree(const nm_tile_header *h, const nm_bvnode *bv, nm_diag *diag) {
   int k;
   for (k = 0; k < h->bv_node_count; k++) {
     int32_t i = bv[k].i;
-    if (i >= 0 ? i >= h->poly_count : (i == INT32_MIN || -i > h->bv_node_count - k))
+    if (i >= 0 ? i >= h->offmesh_base : (i == INT32_MIN || -i > h->bv_node_count - k))
       return nm_diag_set(diag, NM_ERR_DATA, "bvTree", "BV node %d out of range", k);
   }
   return NM_OK;

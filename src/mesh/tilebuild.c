@@ -106,6 +106,8 @@ static nm_status check_input(const nm_poly_mesh_input *in, nm_diag *diag) {
   if (!nm_coord_ok(in->walkable_climb) || in->walkable_climb < 0 || !nm_coord_ok(in->walkable_height) ||
       !nm_coord_ok(in->walkable_radius) || !isfinite(in->cell_size) || in->cell_size < 0)
     return nm_diag_set(diag, NM_ERR_PARAM, "walkableClimb", "agent sizes and cell size must be finite and >= 0");
+  if (in->cell_size > 0 && !(1.0f / in->cell_size <= 1e30f))
+    return nm_diag_set(diag, NM_ERR_PARAM, "cellSize", "cell size too small (its inverse overflows)");
   if (in->bmin[0] <= in->bmax[0] && in->bmin[1] <= in->bmax[1] && in->bmin[2] <= in->bmax[2] &&
       !(nm_coords_ok(in->bmin, 3) && nm_coords_ok(in->bmax, 3) && in->bmin[0] < in->bmax[0] &&
         in->bmin[2] < in->bmax[2]))
@@ -540,13 +542,16 @@ static void fill_header(const tb_work *w, nm_tile_header *h, float qf) {
   h->bv_quant_factor = qf;
 }
 
-/* Quantisation factor: 1/cell size, or fine enough for the tile's extent. */
+/* Quantisation factor: 1/cell size, or fine enough for the tile's extent
+ * (kept finite for denormal extents: tile validation wants a finite one). */
 static float quant_factor(const tb_work *w) {
-  float ext = 0;
+  float ext = 0, qf;
   int c;
   if (w->in->cell_size > 0) return 1.0f / w->in->cell_size;
   for (c = 0; c < 3; c++) ext = nm_maxf(ext, w->bmax[c] - w->bmin[c]);
-  return ext > 0 ? 60000.0f / ext : 1.0f;
+  if (!(ext > 0)) return 1.0f;
+  qf = 60000.0f / ext;
+  return qf <= 1e30f ? qf : 1e30f;
 }
 
 /* Lays out, allocates and writes the blob. */
