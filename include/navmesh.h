@@ -161,6 +161,14 @@ NM_API nm_status nm_navmesh_new(const nm_navmesh_params *params, const nm_alloc 
 NM_API nm_status nm_navmesh_load(const void *bytes, size_t len, const nm_alloc *alloc,
                                  nm_diag *diag, nm_navmesh **out);
 
+/* Uses a file in our own format in place through a read-only memory
+ * mapping: no copy, and every process mapping the file shares its pages.
+ * The mesh is read-only (frozen). Falls back to reading the file where
+ * there is no mmap. ERR_IO, ERR_DATA (also for MSET files: map needs the
+ * stored links of our format). */
+NM_API nm_status nm_navmesh_map(const char *path, const nm_alloc *alloc, nm_diag *diag,
+                                nm_navmesh **out);
+
 /* Adds one Detour tile blob (copied). ref_out (optional) gets the tile ref.
  * ERR_DATA bad blob, ERR_FULL location taken or no slot, ERR_READONLY. */
 NM_API nm_status nm_navmesh_add_tile(nm_navmesh *mesh, const void *data, size_t size,
