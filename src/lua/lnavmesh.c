@@ -1263,7 +1263,7 @@ static void read_build_config(lua_State *L, int idx, int keep, nm_build_config *
   field_bounds(L, idx, c);
   read_volumes(L, idx, keep, c);
   c->offmesh = field_offmesh(L, idx, &c->noffmesh);
-  lua_rawseti(L, keep, (int)lua_rawlen(L, keep) + 1); /* the off-mesh scratch block */
+  if (c->offmesh) lua_rawseti(L, keep, (int)lua_rawlen(L, keep) + 1); /* its scratch block, pushed */
   lua_getfield(L, idx, "progress");
   if (!lua_isnil(L, -1)) {
     if (!lua_isfunction(L, -1)) luaL_error(L, "bad option 'progress' (function expected)");
