@@ -571,6 +571,7 @@ static void check_detail_cover(const nm_polymesh *pm, const nm_polymesh_detail *
     const uint16_t *p = &pm->polys[i * pm->nvp * 2];
     const int n = poly_count(pm, i);
     float pv[6 * 3];
+    const double psign = poly_area2(pm, i) > 0 ? 1 : -1;
     double sum = 0, parea = fabs((double)poly_area2(pm, i)) / 2 * pm->cs * pm->cs;
     for (j = 0; j < n; j++) {
       pv[j * 3] = pm->bmin[0] + pm->verts[p[j] * 3] * pm->cs;
@@ -584,6 +585,7 @@ static void check_detail_cover(const nm_polymesh *pm, const nm_polymesh_detail *
       const float *v[3];
       for (j = 0; j < 3; j++) v[j] = &dm->verts[(m[0] + t[j]) * 3];
       sum += fabs(tri_area2(v[0], v[1], v[2])) / 2;
+      if (tri_area2(v[0], v[1], v[2]) * psign <= 0) (*area_bad)++; /* wound like the polygon */
       for (e = 0; e < 3; e++) {
         int on = 0;
         for (j = 0; j < n && !on; j++)
@@ -628,6 +630,76 @@ TEST(detail_covers_polygons) {
   }
   nm_detail_free(&dm);
   CHECK(nm_detail_build(&pm, &chf, -1.0f, 0.2f, NULL, &dm) == NM_ERR_PARAM);
+  nm_polymesh_free(&pm);
+  nm_contours_free(&cs);
+  free_chf(&chf);
+}
+
+static int wavy(int x, int z) { return 12 + (int)lround(4.0 * sin(x / 2.5) * cos(z / 3.5)); }
+
+/* Polygons that received interior samples are triangulated Delaunay: no
+ * vertex of the polygon lies inside a triangle's circumcircle (beyond a 1%
+ * tolerance; the builder uses Recast's 0.1%). */
+static int count_non_delaunay(const nm_polymesh *pm, const nm_polymesh_detail *dm, int *checked) {
+  int i, k, j, bad = 0;
+  *checked = 0;
+  for (i = 0; i < pm->npolys; i++) {
+    const uint32_t *m = &dm->meshes[i * 4];
+    const int n = poly_count(pm, i);
+    int interior = 0;
+    for (j = n; j < (int)m[1]; j++) {
+      const float *v = &dm->verts[(m[0] + (uint32_t)j) * 3];
+      const uint16_t *p = &pm->polys[i * pm->nvp * 2];
+      int e, on = 0;
+      for (e = 0; e < n && !on; e++) {
+        float a[3], b[3];
+        a[0] = pm->bmin[0] + pm->verts[p[e] * 3] * pm->cs;
+        a[2] = pm->bmin[2] + pm->verts[p[e] * 3 + 2] * pm->cs;
+        b[0] = pm->bmin[0] + pm->verts[p[(e + 1) % n] * 3] * pm->cs;
+        b[2] = pm->bmin[2] + pm->verts[p[(e + 1) % n] * 3 + 2] * pm->cs;
+        a[1] = b[1] = 0;
+        on = on_seg(v, a, b, 1e-3);
+      }
+      interior += !on;
+    }
+    if (!interior) continue;
+    (*checked)++;
+    for (k = 0; k < (int)m[3]; k++) {
+      const uint8_t *t = &dm->tris[(m[2] + (uint32_t)k) * 4];
+      const float *a = &dm->verts[(m[0] + t[0]) * 3], *b = &dm->verts[(m[0] + t[1]) * 3], *c = &dm->verts[(m[0] + t[2]) * 3];
+      const double bx = b[0] - a[0], bz = b[2] - a[2], cx = c[0] - a[0], cz = c[2] - a[2];
+      const double d = 2 * (bx * cz - bz * cx);
+      const double ux = (cz * (bx * bx + bz * bz) - bz * (cx * cx + cz * cz)) / d;
+      const double uz = (bx * (cx * cx + cz * cz) - cx * (bx * bx + bz * bz)) / d;
+      const double r = sqrt(ux * ux + uz * uz);
+      for (j = 0; j < (int)m[1]; j++) {
+        const float *v = &dm->verts[(m[0] + (uint32_t)j) * 3];
+        const double dx = v[0] - a[0] - ux, dz = v[2] - a[2] - uz;
+        if (j == t[0] || j == t[1] || j == t[2]) continue;
+        if (sqrt(dx * dx + dz * dz) < r * 0.99) bad++;
+      }
+    }
+  }
+  return bad;
+}
+
+TEST(detail_is_delaunay) {
+  nm_chf chf;
+  nm_contour_set cs;
+  nm_polymesh pm;
+  nm_polymesh_detail dm;
+  int area_bad, flag_bad, checked, i, extra = 0;
+  make_chf(&chf, BIG, 26, 0, wavy);
+  CHECK(build_mesh(&chf, 1.3f, 12, &cs, &pm) == NM_OK);
+  CHECK(nm_detail_build(&pm, &chf, 0.9f, 0.05f, NULL, &dm) == NM_OK);
+  check_detail_cover(&pm, &dm, &area_bad, &flag_bad);
+  CHECK(area_bad == 0 && flag_bad == 0);
+  CHECK(count_non_delaunay(&pm, &dm, &checked) == 0);
+  for (i = 0; i < pm.npolys; i++) extra += (int)dm.meshes[i * 4 + 1] - poly_count(&pm, i);
+  CHECK(checked >= 1 && extra >= 20);
+  printf("# wavy: %d polys (%d with interior samples), %d detail verts (%d extra), %d detail tris\n", pm.npolys,
+         checked, dm.nverts, extra, dm.ntris);
+  nm_detail_free(&dm);
   nm_polymesh_free(&pm);
   nm_contours_free(&cs);
   free_chf(&chf);
@@ -749,6 +821,7 @@ int main(void) {
   RUN(degenerate_contours);
   RUN(detail_follows_slope);
   RUN(detail_covers_polygons);
+  RUN(detail_is_delaunay);
   RUN(allocation_failures);
   RUN(deterministic);
   return tap_done();
