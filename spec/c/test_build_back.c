@@ -5,6 +5,7 @@
  * Fields are drawn as ASCII grids, one string per row z (row 0 first):
  *   '#' no span, '.' a span without region, '1'..'9' / 'a'..'z' a region
  *   (1..35), 'A'..'Z' a tile-border region (NM_BORDER_REG | 1..26).
+ *   Spans of regions 'a'..'z' get area 5, all others NM_WALKABLE_AREA.
  * One span per column; its floor height comes from a function of (x, z);
  * neighbours connect when their floors differ by at most the climb. */
 #include <math.h>
@@ -54,7 +55,7 @@ static void make_chf(nm_chf *chf, const char *const *rows, int nrows, int border
       chf->spans[n].y = (uint16_t)hf(x, z);
       chf->spans[n].h = 20;
       chf->spans[n].reg = (uint16_t)region_of(c);
-      chf->areas[n] = NM_WALKABLE_AREA;
+      chf->areas[n] = (uint8_t)(c >= 'a' && c <= 'z' ? 5 : NM_WALKABLE_AREA);
       n++;
     }
   chf->span_count = n;
@@ -308,6 +309,47 @@ TEST(two_regions_are_neighbours) {
   CHECK(links == 2 && shared == 2);
   CHECK(pm.npolys == 2 && pm.regs[0] != pm.regs[1]);
   CHECK_NEAR(mesh_area(&pm), 72.0, 1e-9);
+  nm_polymesh_free(&pm);
+  nm_contours_free(&cs);
+  free_chf(&chf);
+}
+
+static const char *const AREAS[] = {
+    "##############",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "##############",
+};
+
+TEST(area_ids_kept) {
+  nm_chf chf;
+  nm_contour_set cs;
+  nm_polymesh pm;
+  int i, j, area_border = 0, walk = 0, water = 0;
+  make_chf(&chf, AREAS, 8, 0, flat);
+  CHECK(build_mesh(&chf, 1.3f, 40, &cs, &pm) == NM_OK);
+  CHECK(cs.nconts == 2);
+  for (i = 0; i < cs.nconts; i++) {
+    CHECK(cs.conts[i].area == (cs.conts[i].reg == 1 ? NM_WALKABLE_AREA : 5));
+    for (j = 0; j < cs.conts[i].nverts; j++) {
+      const int *v = &cs.conts[i].verts[j * 4];
+      if (v[3] & NM_AREA_BORDER) {
+        area_border++;
+        CHECK(v[0] == 7 || (v[3] & NM_CONTOUR_REG_MASK) == 0);
+      }
+    }
+  }
+  CHECK(area_border == 2); /* the edge along x = 7, once in each outline */
+  for (i = 0; i < pm.npolys; i++) {
+    walk += pm.areas[i] == NM_WALKABLE_AREA;
+    water += pm.areas[i] == 5;
+  }
+  CHECK(walk == 1 && water == 1);
+  CHECK(pm.nverts == 6); /* the shared edge is still welded */
   nm_polymesh_free(&pm);
   nm_contours_free(&cs);
   free_chf(&chf);
@@ -815,6 +857,7 @@ int main(void) {
   RUN(l_shape_convex_partition);
   RUN(hole_merged_into_outline);
   RUN(two_regions_are_neighbours);
+  RUN(area_ids_kept);
   RUN(tile_border_portals);
   RUN(long_wall_edges_split);
   RUN(empty_field);
