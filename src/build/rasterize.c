@@ -140,8 +140,17 @@ void nm_mark_walkable_triangles(float max_slope_deg, const float *verts, const i
 static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, int *nhi,
                        float off, int axis) {
   float d[CLIP_CAP];
-  int i, j, a = 0, b = 0;
-  for (i = 0; i < n; i++) d[i] = off - in[i * 3 + axis];
+  int i, j, a = 0, b = 0, below = 0;
+  for (i = 0; i < n; i++) {
+    d[i] = off - in[i * 3 + axis];
+    below += d[i] > 0;
+  }
+  if (below == n) { /* wholly below the line: the common last piece of a row */
+    memcpy(lo, in, sizeof(float) * 3 * (size_t)n);
+    *nlo = n;
+    *nhi = 0;
+    return;
+  }
   for (i = 0, j = n - 1; i < n; j = i, i++) {
     if ((d[i] >= 0) != (d[j] >= 0)) { /* edge j -> i crosses the line */
       const float s = d[j] / (d[j] - d[i]);
