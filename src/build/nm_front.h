@@ -64,7 +64,9 @@ typedef struct nm_rg_set {
 
 NM_INTERNAL nm_status nm_rg_set_init(nm_rg_set *set, const nm_alloc *a, int nreg);
 NM_INTERNAL void nm_rg_set_free(nm_rg_set *set);
-static inline int *nm_rg_items(const nm_rg_set *set, const nm_rg_list *l) { return set->data + l->off; }
+static inline int *nm_rg_items(const nm_rg_set *set, const nm_rg_list *l) {
+  return set->data ? set->data + l->off : set->data; /* no arithmetic on NULL */
+}
 NM_INTERNAL nm_status nm_rg_push(nm_rg_set *set, nm_rg_list *l, int v);
 NM_INTERNAL nm_status nm_rg_push_unique(nm_rg_set *set, nm_rg_list *l, int v);
 NM_INTERNAL int nm_rg_contains(const nm_rg_set *set, const nm_rg_list *l, int v);
