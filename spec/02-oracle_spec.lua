@@ -12,10 +12,20 @@ local function same_point(x, y, z, p)
 end
 
 -- Runs every case of one file; returns counts and the list of disagreements.
-local function compare(name)
+-- `how` = "mset" loads the shared file; "mapped" saves it in our own format
+-- and maps that file read-only (stored links checked, not rebuilt).
+local function compare(name, how)
   local large = name == "city_tiled" or name == "maze_tiled"
-  local mesh = assert(navmesh.load(helper.shared .. "/navmeshes/" .. name .. ".bin",
-                                   { maxNodes = large and 65535 or 2048 }))
+  local opts = { maxNodes = large and 65535 or 2048 }
+  local mesh = assert(navmesh.load(helper.shared .. "/navmeshes/" .. name .. ".bin", opts))
+  if how == "mapped" then
+    local path = os.tmpname()
+    assert(mesh:save(path, "native"))
+    mesh:close()
+    opts.mmap = true
+    mesh = assert(navmesh.load(path, opts))
+    os.remove(path) -- the mapping stays valid
+  end
   local r = { nearest = 0, nearest_n = 0, path = 0, path_n = 0, straight = 0, straight_n = 0, bad = {} }
   for _, c in ipairs(helper.oracle(name)) do
     for _, k in ipairs { "start", "end" } do
@@ -74,6 +84,10 @@ describe("oracle agreement", function()
             r.path, r.path_n, helper.percent(r.path, r.path_n),
             r.straight, r.straight_n, helper.percent(r.straight, r.straight_n)))
           for _, b in ipairs(r.bad) do print("#   disagree: " .. b) end
+        end)
+        it("answers the same from its own format, memory-mapped", function()
+          local m = compare(name, "mapped")
+          assert.are.same(r, m)
         end)
         it("agrees on nearest polygons (>= 99.5%)", function()
           assert.is_true(helper.percent(r.nearest, r.nearest_n) >= 99.5)

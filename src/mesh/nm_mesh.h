@@ -128,6 +128,8 @@ struct nm_navmesh {
   int gx0, gy0, gx1, gy1;    /* grid cells ever holding a tile (bounds loops) */
   int frozen;
   uint32_t generation;       /* bumped on every tile change */
+  void *mapping;             /* file mapping the tiles point into (read-only mesh) */
+  size_t mapping_len;
   void *ext;                 /* per-mesh derived data (islands), owned */
   void (*ext_free)(nm_navmesh *mesh);
 };
@@ -187,6 +189,19 @@ NM_INTERNAL nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, si
                                              nm_polyref want_ref, nm_diag *diag,
                                              nm_polyref *ref_out);
 NM_INTERNAL nm_status nm_navmesh_params_check(const nm_navmesh_params *p, nm_diag *diag);
+/* Puts a blob (validated here) into a slot without making links; the tile
+ * points into data (owned by the mesh when flags has NM_TILE_OWNS_DATA). */
+NM_INTERNAL nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref,
+                                            uint32_t flags, nm_diag *diag, nm_tile **out);
+/* format.c: our own format from bytes; in_place: tiles point into b. */
+NM_INTERNAL nm_status nm_format_load_own(const uint8_t *b, size_t len, int in_place, const nm_alloc *alloc,
+                                         nm_diag *diag, nm_navmesh **out);
+/* The checksum of our own format (bytes 52..59 of the header hold the
+ * checksum of everything after the 64-byte header). Fuzz targets use it to
+ * repair mutated files so that they reach the validation behind it. */
+NM_INTERNAL uint64_t nm_format_checksum(const uint8_t *p, size_t n);
+/* mapfile.c: read-only file mappings. */
+NM_INTERNAL void nm_unmap(void *base, size_t len);
 
 /* links.c: link building when tiles come and go (Detour's order). */
 NM_INTERNAL void nm_links_init(nm_tile *t);
@@ -195,6 +210,10 @@ NM_INTERNAL void nm_links_base_offmesh(nm_navmesh *m, nm_tile *t);
 NM_INTERNAL void nm_links_connect_external(nm_navmesh *m, nm_tile *t, nm_tile *target, int side);
 NM_INTERNAL void nm_links_connect_offmesh(nm_navmesh *m, nm_tile *t, nm_tile *target, int side);
 NM_INTERNAL void nm_links_unconnect(nm_navmesh *m, nm_tile *t, const nm_tile *target);
+/* Checks the stored links of every tile (each list ends, targets exist,
+ * edges fit) instead of rebuilding them; rebuilds the free chains when the
+ * data is writable. scratch: one byte per link slot of the largest tile. */
+NM_INTERNAL nm_status nm_links_check_all(nm_navmesh *m, int writable, nm_diag *diag);
 
 /* Poly-height and closest-point primitives used by links and queries
  * (query/nm_geom.c). */
