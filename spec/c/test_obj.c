@@ -5,33 +5,7 @@
 #include <string.h>
 #include "navmesh.h"
 #include "tap.h"
-
-/* An allocator that tracks live bytes, checks free sizes and can fail the
- * n-th allocation. */
-typedef struct track {
-  long live, allocs, fail_at, bad_sizes;
-} track;
-
-static void *track_fn(void *ud, void *p, size_t os, size_t ns) {
-  track *t = (track *)ud;
-  size_t *blk;
-  if (ns == 0) {
-    if (p) {
-      blk = (size_t *)p - 2;
-      if (blk[0] != os) t->bad_sizes++;
-      t->live -= (long)blk[0];
-      free(blk);
-    }
-    return NULL;
-  }
-  if (++t->allocs == t->fail_at) return NULL;
-  if (p && ((size_t *)p - 2)[0] != os) t->bad_sizes++;
-  blk = (size_t *)realloc(p ? (size_t *)p - 2 : NULL, ns + 2 * sizeof(size_t));
-  if (!blk) return NULL;
-  t->live += (long)ns - (long)(p ? os : 0);
-  blk[0] = ns;
-  return blk + 2;
-}
+#include "track_alloc.h"
 
 static nm_status parse(const char *text, track *t, float **v, int *nv, int **tr, int *nt, nm_diag *d) {
   nm_alloc a;
@@ -48,7 +22,7 @@ static void release(track *t, float *v, int nv, int *tr, int nt) {
 }
 
 TEST(vertices_and_triangles) {
-  track t = {0, 0, 0, 0};
+  track t = {0, 0, 0, 0, 0};
   float *v; int nv, *tr, nt;
   const char *src = "# a quad\nv 0 0 0\nv 1 0 0\nv 1 0 1\nv 0 0 1\nf 1 2 3 4\n";
   CHECK(parse(src, &t, &v, &nv, &tr, &nt, NULL) == NM_OK);
@@ -62,7 +36,7 @@ TEST(vertices_and_triangles) {
 }
 
 TEST(slashes_negative_crlf_blank_lines) {
-  track t = {0, 0, 0, 0};
+  track t = {0, 0, 0, 0, 0};
   float *v; int nv, *tr, nt;
   const char *src = "mtllib x.mtl\r\no obj\r\n\r\n   v 0 0 0\r\nv 1 0 0 1.0\r\nvn 0 1 0\r\nvt 0 0\r\n"
                     "\tv 1\\ 0 1\r\ng g\r\nusemtl m\r\ns off\r\nf 1/1/1 2//1 3/2\r\nf -3 -2 -1\r\n";
@@ -76,7 +50,7 @@ TEST(slashes_negative_crlf_blank_lines) {
 }
 
 TEST(out_of_range_triangles_are_dropped) {
-  track t = {0, 0, 0, 0};
+  track t = {0, 0, 0, 0, 0};
   float *v; int nv, *tr, nt;
   /* index 0, index 9, a negative index before enough vertices: dropped */
   const char *src = "v 0 0 0\nv 1 0 0\nv 1 0 1\nf 0 1 2\nf 1 2 9\nf -4 1 2\nf 1 2 3\n";
@@ -91,7 +65,7 @@ TEST(at_most_32_indices_per_face) {
   size_t n = 0;
   int i, nv, nt, *tr;
   float *v;
-  track t = {0, 0, 0, 0};
+  track t = {0, 0, 0, 0, 0};
   for (i = 0; i < 40; i++) n += (size_t)sprintf(src + n, "v %d 0 %d\n", i, i * i);
   n += (size_t)sprintf(src + n, "f");
   for (i = 1; i <= 40; i++) n += (size_t)sprintf(src + n, " %d", i);
@@ -102,7 +76,7 @@ TEST(at_most_32_indices_per_face) {
 }
 
 TEST(empty_text_is_empty_geometry) {
-  track t = {0, 0, 0, 0};
+  track t = {0, 0, 0, 0, 0};
   float *v; int nv, *tr, nt;
   CHECK(parse("", &t, &v, &nv, &tr, &nt, NULL) == NM_OK);
   CHECK(nv == 0 && nt == 0 && v == NULL && tr == NULL);
@@ -116,7 +90,7 @@ TEST(malformed_rows) {
                               "v 0 0 0\nf 1 a 1\n", "v 0 0 0\nf //1 1 1\n", "v 0 0 0\nf 1.5 1 1\n", "v\n"};
   size_t i;
   for (i = 0; i < sizeof bad / sizeof *bad; i++) {
-    track t = {0, 0, 0, 0};
+    track t = {0, 0, 0, 0, 0};
     float *v; int nv, *tr, nt;
     nm_diag d;
     memset(&d, 0, sizeof d);
@@ -127,7 +101,7 @@ TEST(malformed_rows) {
 }
 
 TEST(line_numbers_in_messages) {
-  track t = {0, 0, 0, 0};
+  track t = {0, 0, 0, 0, 0};
   float *v; int nv, *tr, nt;
   nm_diag d;
   CHECK(parse("v 0 0 0\r\n\r\n# c\r\nv 1 2\r\n", &t, &v, &nv, &tr, &nt, &d) == NM_ERR_DATA);
@@ -142,7 +116,7 @@ TEST(hostile_bytes) {
   for (round = 0; round < 4000; round++) {
     char buf[96];
     size_t len = sizeof base - 1, k;
-    track t = {0, 0, 0, 0};
+    track t = {0, 0, 0, 0, 0};
     nm_alloc a;
     float *v; int nv, *tr, nt;
     nm_status st;
@@ -172,7 +146,7 @@ TEST(allocation_failures) {
   long total, k;
   int i;
   float *v; int nv, *tr, nt;
-  track t = {0, 0, 0, 0};
+  track t = {0, 0, 0, 0, 0};
   for (i = 0; i < 200; i++) n += (size_t)sprintf(src + n, "v %d 0 %d\n", i, i % 7);
   for (i = 3; i <= 200; i++) n += (size_t)sprintf(src + n, "f %d %d %d\n", i - 2, i - 1, i);
   CHECK(parse(src, &t, &v, &nv, &tr, &nt, NULL) == NM_OK);
@@ -180,7 +154,7 @@ TEST(allocation_failures) {
   total = t.allocs;
   CHECK(total > 3);
   for (k = 1; k <= total; k++) {
-    track f = {0, 0, 0, 0};
+    track f = {0, 0, 0, 0, 0};
     nm_status st;
     f.fail_at = k;
     st = parse(src, &f, &v, &nv, &tr, &nt, NULL);

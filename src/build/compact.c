@@ -9,7 +9,7 @@
  * index within its column in 6 bits, so neighbours above index 62 are left
  * unconnected. */
 #include <stdlib.h>
-#include "nm_build.h"
+#include "nm_front.h"
 
 #define CHF_MAX_HEIGHT 0xffff
 #define CHF_MAX_LAYERS (NM_NOT_CONNECTED - 1)
@@ -70,13 +70,15 @@ static void chf_fill(nm_chf *chf, const nm_heightfield *hf) {
 /* Links span s (in column x, z) to the first matching span of each
  * neighbour column. */
 static void chf_link_span(nm_chf *chf, nm_cspan *s, int x, int z) {
+  const int c = x + z * chf->width;
   int dir;
   for (dir = 0; dir < 4; dir++) {
-    const int nx = x + nm_dir_dx(dir), nz = z + nm_dir_dy(dir);
     const nm_ccell *nc;
     int k, end;
-    if (nx < 0 || nz < 0 || nx >= chf->width || nz >= chf->height) continue;
-    nc = &chf->cells[nx + nz * chf->width];
+    if ((dir == 0 && x == 0) || (dir == 1 && z == chf->height - 1) ||
+        (dir == 2 && x == chf->width - 1) || (dir == 3 && z == 0))
+      continue; /* grid edge */
+    nc = &chf->cells[c + nm_chf_col_step(chf, dir)];
     end = (int)nc->index + (int)nc->count;
     for (k = (int)nc->index; k < end; k++) {
       const nm_cspan *ns = &chf->spans[k];
