@@ -41,22 +41,24 @@ static inline int ct_neighbour(const nm_chf *chf, int x, int y, int i, int dir) 
  * than the same region. Isolated spans (all four sides open) get nothing:
  * a one-cell outline cannot become a polygon. */
 static void ct_mark_boundaries(const nm_chf *chf, uint8_t *flags) {
-  int x, y, i, dir;
-  for (y = 0; y < chf->height; y++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + y * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
-        const nm_cspan *s = &chf->spans[i];
-        int same = 0;
-        flags[i] = 0;
-        if (!s->reg || (s->reg & NM_BORDER_REG)) continue;
-        for (dir = 0; dir < 4; dir++)
-          if (nm_get_con(s, dir) != NM_NOT_CONNECTED &&
-              chf->spans[ct_neighbour(chf, x, y, i, dir)].reg == s->reg)
-            same |= 1 << dir;
-        if (same != 0) flags[i] = (uint8_t)(same ^ 0xf);
+  const int off[4] = {-1, chf->width, 1, -chf->width}; /* cell offsets of the four sides */
+  const int ncells = chf->width * chf->height;
+  int ci, i, dir;
+  for (ci = 0; ci < ncells; ci++) {
+    const int end = (int)(chf->cells[ci].index + chf->cells[ci].count);
+    for (i = (int)chf->cells[ci].index; i < end; i++) {
+      const nm_cspan *s = &chf->spans[i];
+      const uint32_t con = s->con;
+      int same = 0;
+      flags[i] = 0;
+      if (!s->reg || (s->reg & NM_BORDER_REG)) continue;
+      for (dir = 0; dir < 4; dir++) {
+        const uint32_t c = (con >> (dir * 6)) & 0x3f;
+        if (c != NM_NOT_CONNECTED && chf->spans[chf->cells[ci + off[dir]].index + c].reg == s->reg) same |= 1 << dir;
       }
+      if (same != 0) flags[i] = (uint8_t)(same ^ 0xf);
     }
+  }
 }
 
 /* Height of the corner after side dir of span i (the corner shared with
@@ -367,7 +369,8 @@ static nm_status ct_trace_all(ct_work *w) {
   for (y = 0; y < chf->height; y++)
     for (x = 0; x < chf->width; x++) {
       const nm_ccell *c = &chf->cells[x + y * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
+      const int end = (int)(c->index + c->count);
+      for (i = (int)c->index; i < end; i++) {
         if (w->flags[i] == 0) continue;
         w->raw.n = 0;
         if (ct_walk(w, x, y, i) != NM_OK || ct_simplify(w) != NM_OK) return NM_ERR_NOMEM;

@@ -165,18 +165,22 @@ static int dt_copy_region(dt_work *w, uint16_t region, int *empty) {
  * another region (where the height flood of a polygon starts). */
 static void dt_mark_region_borders(dt_work *w) {
   const nm_chf *chf = w->chf;
-  int x, y, i, dir;
-  for (y = 0; y < chf->height; y++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + y * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
-        const nm_cspan *s = &chf->spans[i];
-        int border = 0;
-        for (dir = 0; dir < 4 && !border; dir++)
-          border = nm_get_con(s, dir) != NM_NOT_CONNECTED && chf->spans[dt_neighbour(chf, x, y, s, dir)].reg != s->reg;
-        w->rborder[i] = (uint8_t)border;
+  const int off[4] = {-1, chf->width, 1, -chf->width}; /* cell offsets of the four sides */
+  const int ncells = chf->width * chf->height;
+  int ci, i, dir;
+  for (ci = 0; ci < ncells; ci++) {
+    const int end = (int)(chf->cells[ci].index + chf->cells[ci].count);
+    for (i = (int)chf->cells[ci].index; i < end; i++) {
+      const uint32_t con = chf->spans[i].con;
+      const uint16_t reg = chf->spans[i].reg;
+      int border = 0;
+      for (dir = 0; dir < 4 && !border; dir++) {
+        const uint32_t c = (con >> (dir * 6)) & 0x3f;
+        border = c != NM_NOT_CONNECTED && chf->spans[chf->cells[ci + off[dir]].index + c].reg != reg;
       }
+      w->rborder[i] = (uint8_t)border;
     }
+  }
 }
 
 /* Fills the height patch of polygon pi: its region's heights, then a
