@@ -93,7 +93,7 @@ function geom.route(mesh, sx, sy, sz, ex, ey, ez)
   local eref, e1, e2, e3 = mesh:findNearestPoly(ex, ey, ez, 2, 4, 2)
   if not sref or not eref then return nil end
   local polys, partial = mesh:findPath(sref, eref, s1, s2, s3, e1, e2, e3)
-  local pts, flags = mesh:findStraightPath(s1, s2, s3, e1, e2, e3, polys)
+  local pts, flags = mesh:findStraightPath(s1, s2, s3, e1, e2, e3, polys, { maxPoints = 4096 })
   return pts, flags, not partial, polys
 end
 

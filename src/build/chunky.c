@@ -6,8 +6,9 @@
  * until a node holds few enough. Nodes are stored in pre-order with an escape
  * offset in inner nodes, so a tile finds the chunks overlapping its box in one
  * forward walk and rasterizes them chunk by chunk in tree order. The sort is
- * a stable merge sort (as glibc's qsort is for such arrays), which keeps the
- * partition independent of the C library. */
+ * our own stable merge sort (glibc's qsort, which RecastDemo uses, merge
+ * sorts such arrays), which keeps the partition independent of the C
+ * library. */
 #include "nm_driver.h"
 
 /* One triangle's X/Z box and its index. */
@@ -39,20 +40,41 @@ static void items_bounds(const chunk_item *items, int imin, int imax, float *bmi
   }
 }
 
-/* Stable merge sort of items[0..n) by bmin[axis], using tmp[0..n). */
-static void sort_items(chunk_item *items, chunk_item *tmp, int n, int axis) {
-  int width, i;
-  for (width = 1; width < n; width *= 2) {
-    for (i = 0; i < n; i += 2 * width) {
-      const int mid = nm_mini(i + width, n), end = nm_mini(i + 2 * width, n);
-      int a = i, b = mid, k = i;
-      while (a < mid && b < end)
-        tmp[k++] = items[b].bmin[axis] < items[a].bmin[axis] ? items[b++] : items[a++];
-      while (a < mid) tmp[k++] = items[a++];
-      while (b < end) tmp[k++] = items[b++];
-    }
-    memcpy(items, tmp, sizeof *items * (size_t)n);
+#define SORT_RUN 16   /* insertion-sorted run length before merging */
+
+/* Stable insertion sort of items[0..n) by bmin[axis]. */
+static void insertion_sort(chunk_item *items, int n, int axis) {
+  int i, j;
+  for (i = 1; i < n; i++) {
+    const chunk_item it = items[i];
+    for (j = i; j > 0 && items[j - 1].bmin[axis] > it.bmin[axis]; j--) items[j] = items[j - 1];
+    items[j] = it;
   }
+}
+
+/* Merges the sorted runs src[a..m) and src[m..b) into dst[a..b), stably. */
+static void merge_runs(const chunk_item *src, chunk_item *dst, int a, int m, int b, int axis) {
+  int i = a, j = m, k = a;
+  while (i < m && j < b) dst[k++] = src[j].bmin[axis] < src[i].bmin[axis] ? src[j++] : src[i++];
+  while (i < m) dst[k++] = src[i++];
+  while (j < b) dst[k++] = src[j++];
+}
+
+/* Stable sort of items[0..n) by bmin[axis] (what glibc's merge-sorting
+ * qsort gives RecastDemo): insertion-sorted runs, then bottom-up merges
+ * alternating between items and tmp[0..n). */
+static void sort_items(chunk_item *items, chunk_item *tmp, int n, int axis) {
+  chunk_item *src = items, *dst = tmp, *t;
+  int width, i;
+  for (i = 0; i < n; i += SORT_RUN) insertion_sort(items + i, nm_mini(SORT_RUN, n - i), axis);
+  for (width = SORT_RUN; width < n; width *= 2) {
+    for (i = 0; i < n; i += 2 * width)
+      merge_runs(src, dst, i, nm_mini(i + width, n), nm_mini(i + 2 * width, n), axis);
+    t = src;
+    src = dst;
+    dst = t;
+  }
+  if (src != items) memcpy(items, src, sizeof *items * (size_t)n);
 }
 
 /* Builds the subtree over items [imin, imax) (pre-order). */

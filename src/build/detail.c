@@ -24,6 +24,10 @@
 #define DT_UNSET 0xffff
 #define DT_UNDEF (-1)
 #define DT_HULL (-2)
+#define DT_MAP 128                 /* > DT_MAX_VERTS: side of the edge map */
+#define DT_TRI_CAP (DT_MAX_VERTS * 20) /* triangle slots (faces of the worst edge table) */
+#define DT_FLIPS (64 * DT_MAX_VERTS)   /* flip budget of one insertion */
+#define DT_EPS 1e-5f                   /* least doubled area of a new triangle (Recast's) */
 
 typedef struct dt_work {
   const nm_alloc *a;
@@ -35,6 +39,7 @@ typedef struct dt_work {
   uint16_t *hp;              /* height patch of the current polygon */
   int hp_cap, hx0, hy0, hw, hh;
   int *queue;                /* (x, y, span) triples for the flood */
+  uint8_t *rborder;          /* [span_count] span touches another region */
   int queue_cap;
   float in[NM_MAX_VERTS_PER_POLY * 3]; /* polygon vertices, local units */
   int nin;
@@ -43,6 +48,13 @@ typedef struct dt_work {
   int hull[DT_MAX_VERTS];
   int nhull;
   nm_ivec tris, edges, samples; /* 4 ints per triangle / edge / sample */
+  int16_t *emap;             /* [DT_MAP * DT_MAP] edge lookup for the triangulation */
+  float *spts;               /* per sample: jittered point (x, y, z) and cached error */
+  int spts_cap;
+  int *tadj;                 /* [DT_TRI_CAP * 3] neighbour triangle per edge, -1 hull */
+  int *tmark, *touched;      /* [DT_TRI_CAP] change stamps and the changed triangles */
+  int ntouched, stamp;
+  int *stack;                /* [DT_FLIPS + 8] edges to check after an insertion */
   float *overts;             /* output, grown as needed */
   int noverts, ovcap;
   uint8_t *otris;
@@ -132,24 +144,39 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
 static int dt_copy_region(dt_work *w, uint16_t region, int *empty) {
   const nm_chf *chf = w->chf;
   const int bs = chf->border_size;
-  int hx, hy, i, dir, n = 0;
-  for (hy = 0; hy < w->hh; hy++)
+  int hx, hy, i, n = 0;
+  for (hy = 0; hy < w->hh; hy++) {
+    const nm_ccell *row = &chf->cells[w->hx0 + bs + (w->hy0 + hy + bs) * chf->width];
     for (hx = 0; hx < w->hw; hx++) {
-      const int x = w->hx0 + hx + bs, y = w->hy0 + hy + bs;
+      const int end = (int)(row[hx].index + row[hx].count);
+      for (i = (int)row[hx].index; i < end; i++) {
+        if (chf->spans[i].reg != region) continue;
+        w->hp[hx + hy * w->hw] = chf->spans[i].y;
+        *empty = 0;
+        if (w->rborder[i]) dt_push(w, &n, w->hx0 + hx + bs, w->hy0 + hy + bs, i);
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+/* Flags, once for the whole field, the spans with a connected neighbour in
+ * another region (where the height flood of a polygon starts). */
+static void dt_mark_region_borders(dt_work *w) {
+  const nm_chf *chf = w->chf;
+  int x, y, i, dir;
+  for (y = 0; y < chf->height; y++)
+    for (x = 0; x < chf->width; x++) {
       const nm_ccell *c = &chf->cells[x + y * chf->width];
       for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
         const nm_cspan *s = &chf->spans[i];
         int border = 0;
-        if (s->reg != region) continue;
-        w->hp[hx + hy * w->hw] = s->y;
-        *empty = 0;
         for (dir = 0; dir < 4 && !border; dir++)
-          border = nm_get_con(s, dir) != NM_NOT_CONNECTED && chf->spans[dt_neighbour(chf, x, y, s, dir)].reg != region;
-        if (border) dt_push(w, &n, x, y, i);
-        break;
+          border = nm_get_con(s, dir) != NM_NOT_CONNECTED && chf->spans[dt_neighbour(chf, x, y, s, dir)].reg != s->reg;
+        w->rborder[i] = (uint8_t)border;
       }
     }
-  return n;
 }
 
 /* Fills the height patch of polygon pi: its region's heights, then a
@@ -396,21 +423,19 @@ static void dt_triangulate_hull(dt_work *w) {
 
 /* ---- stage: Delaunay triangulation of hull and samples ---- */
 
-/* Edge records: (s, t, left face, right face); faces DT_UNDEF or DT_HULL. */
-static int dt_find_edge(const nm_ivec *e, int s, int t) {
-  int i;
-  for (i = 0; i < e->n; i += 4)
-    if ((e->v[i] == s && e->v[i + 1] == t) || (e->v[i] == t && e->v[i + 1] == s)) return i / 4;
-  return DT_UNDEF;
-}
+/* Edge records: (s, t, left face, right face); faces DT_UNDEF or DT_HULL.
+ * emap[s * DT_MAP + t] holds the record index + 1 of edge s-t (both ways). */
+static inline int dt_find_edge(const dt_work *w, int s, int t) { return w->emap[s * DT_MAP + t] - 1; }
 
 /* Adds edge s-t unless it exists or the (preallocated) table is full. */
-static void dt_add_edge(nm_ivec *e, int maxe, int s, int t, int l, int r) {
+static void dt_add_edge(dt_work *w, int maxe, int s, int t, int l, int r) {
+  nm_ivec *e = &w->edges;
   int *d;
-  if (e->n / 4 >= maxe || dt_find_edge(e, s, t) != DT_UNDEF) return;
+  if (e->n / 4 >= maxe || dt_find_edge(w, s, t) != DT_UNDEF) return;
   d = &e->v[e->n];
   d[0] = s; d[1] = t; d[2] = l; d[3] = r;
   e->n += 4;
+  w->emap[s * DT_MAP + t] = w->emap[t * DT_MAP + s] = (int16_t)(e->n / 4);
 }
 
 /* Sets face f on the side of edge e that lies left of s->t, if unset. */
@@ -469,7 +494,7 @@ static int dt_best_point(const dt_work *w, int s, int t) {
   int u, pt = w->nverts;
   for (u = 0; u < w->nverts; u++) {
     float d;
-    if (u == s || u == t || !(dt_cross2(&v[s * 3], &v[t * 3], &v[u * 3]) > 1e-5f)) continue;
+    if (u == s || u == t || !(dt_cross2(&v[s * 3], &v[t * 3], &v[u * 3]) > DT_EPS)) continue;
     if (r < 0) {
       pt = u;
       r = dt_circle(&v[s * 3], &v[t * 3], &v[u * 3], c);
@@ -498,11 +523,11 @@ static void dt_complete_facet(dt_work *w, int ei, int *nfaces, int maxe) {
     return;
   }
   dt_update_left(e, s, t, *nfaces);
-  k = dt_find_edge(&w->edges, pt, s);
-  if (k == DT_UNDEF) dt_add_edge(&w->edges, maxe, pt, s, *nfaces, DT_UNDEF);
+  k = dt_find_edge(w, pt, s);
+  if (k == DT_UNDEF) dt_add_edge(w, maxe, pt, s, *nfaces, DT_UNDEF);
   else dt_update_left(&w->edges.v[k * 4], pt, s, *nfaces);
-  k = dt_find_edge(&w->edges, t, pt);
-  if (k == DT_UNDEF) dt_add_edge(&w->edges, maxe, t, pt, *nfaces, DT_UNDEF);
+  k = dt_find_edge(w, t, pt);
+  if (k == DT_UNDEF) dt_add_edge(w, maxe, t, pt, *nfaces, DT_UNDEF);
   else dt_update_left(&w->edges.v[k * 4], t, pt, *nfaces);
   (*nfaces)++;
 }
@@ -546,12 +571,27 @@ static void dt_delaunay(dt_work *w) {
   int i, j, cur, nfaces = 0;
   w->edges.n = 0;
   for (i = 0, j = w->nhull - 1; i < w->nhull; j = i++)
-    dt_add_edge(&w->edges, maxe, w->hull[j], w->hull[i], DT_HULL, DT_UNDEF);
+    dt_add_edge(w, maxe, w->hull[j], w->hull[i], DT_HULL, DT_UNDEF);
   for (cur = 0; cur < w->edges.n / 4; cur++) {
     if (w->edges.v[cur * 4 + 2] == DT_UNDEF) dt_complete_facet(w, cur, &nfaces, maxe);
     if (w->edges.v[cur * 4 + 3] == DT_UNDEF) dt_complete_facet(w, cur, &nfaces, maxe);
   }
   dt_faces_to_tris(w, nfaces);
+  for (i = 0; i < w->edges.n; i += 4)
+    w->emap[w->edges.v[i] * DT_MAP + w->edges.v[i + 1]] = w->emap[w->edges.v[i + 1] * DT_MAP + w->edges.v[i]] = 0;
+}
+
+/* Grows an output array to hold need elements of size esz. */
+static nm_status dt_grow(const nm_alloc *a, void **p, int *cap, int need, size_t esz) {
+  int ncap;
+  void *np;
+  if (need <= *cap) return NM_OK;
+  ncap = nm_maxi(need, *cap + *cap / 2 + 256);
+  np = nm_realloc(a, *p, esz * (size_t)*cap, esz * (size_t)ncap);
+  if (!np) return NM_ERR_NOMEM;
+  *p = np;
+  *cap = ncap;
+  return NM_OK;
 }
 
 /* ---- stage: interior samples ---- */
@@ -559,12 +599,14 @@ static void dt_delaunay(dt_work *w) {
 static float dt_jitter(int i, uint32_t k) { return ((float)(((uint32_t)i * k) & 0xffff) / 65535.0f * 2.0f) - 1.0f; }
 
 /* Grid points every sample_dist inside the polygon (away from its edges),
- * with their patch height: (x, y, z, added) in grid / cell units. */
+ * with their patch height: (x, y, z, state) in grid / cell units, and the
+ * jittered point each is measured at. State bit 1: added, bit 2: its
+ * cached error is stale. */
 static nm_status dt_grid_samples(dt_work *w, const float *bmin, const float *bmax) {
   const float sd = w->sample_dist;
   const int x0 = (int)floorf(bmin[0] / sd), x1 = (int)ceilf(bmax[0] / sd);
   const int z0 = (int)floorf(bmin[2] / sd), z1 = (int)ceilf(bmax[2] / sd);
-  int x, z;
+  int x, z, i;
   w->samples.n = 0;
   for (z = z0; z < z1; z++)
     for (x = x0; x < x1; x++) {
@@ -573,43 +615,255 @@ static nm_status dt_grid_samples(dt_work *w, const float *bmin, const float *bma
       pt[1] = (bmax[1] + bmin[1]) * 0.5f;
       pt[2] = (float)z * sd;
       if (dt_dist_poly(w->in, w->nin, pt) > -sd / 2) continue;
-      if (nm_ivec_push4(w->a, &w->samples, x, dt_get_height(w, pt[0], pt[1], pt[2]), z, 0) != NM_OK)
+      if (nm_ivec_push4(w->a, &w->samples, x, dt_get_height(w, pt[0], pt[1], pt[2]), z, 2) != NM_OK)
         return NM_ERR_NOMEM;
     }
+  if (dt_grow(w->a, (void **)&w->spts, &w->spts_cap, w->samples.n, sizeof(float)) != NM_OK) return NM_ERR_NOMEM;
+  for (i = 0; i < w->samples.n / 4; i++) {
+    const int *sm = &w->samples.v[i * 4];
+    float *p = &w->spts[i * 4];
+    p[0] = (float)sm[0] * sd + dt_jitter(i, 0x8da6b343u) * w->chf->cs * 0.1f;
+    p[1] = (float)sm[1] * w->chf->ch;
+    p[2] = (float)sm[2] * sd + dt_jitter(i, 0xd8163841u) * w->chf->cs * 0.1f;
+    p[3] = -1;
+  }
   return NM_OK;
 }
 
+/* After an insertion: measures the samples lying over changed triangle t
+ * against it. Every sample in the changed area lies over some changed
+ * triangle, and its error becomes the least such distance; samples outside
+ * it keep their triangles and errors. The sample state's bits from 2 up
+ * hold the insertion stamp of its last re-measure. */
+static void dt_remeasure(dt_work *w, const int *t, float m) {
+  const float *a = &w->verts[t[0] * 3], *b = &w->verts[t[1] * 3], *c = &w->verts[t[2] * 3];
+  const float x0 = nm_minf(a[0], nm_minf(b[0], c[0])) - m, x1 = nm_maxf(a[0], nm_maxf(b[0], c[0])) + m;
+  const float z0 = nm_minf(a[2], nm_minf(b[2], c[2])) - m, z1 = nm_maxf(a[2], nm_maxf(b[2], c[2])) + m;
+  int i;
+  for (i = 0; i < w->samples.n / 4; i++) {
+    int *st = &w->samples.v[i * 4 + 3];
+    float *p = &w->spts[i * 4], d;
+    if ((*st & 1) || p[0] < x0 || p[0] > x1 || p[2] < z0 || p[2] > z1) continue;
+    d = dt_dist_tri(p, a, b, c);
+    if (d == FLT_MAX) continue;
+    if ((*st >> 2) != w->stamp) {
+      *st = w->stamp << 2;
+      p[3] = d;
+    } else if (d < p[3]) {
+      p[3] = d;
+    }
+  }
+}
+
+static void dt_stale_all(dt_work *w) {
+  int i;
+  for (i = 0; i < w->samples.n / 4; i++) w->samples.v[i * 4 + 3] |= 2;
+}
+
+/* ---- stage: incremental insertion (Lawson flips) ---- */
+
+/* Neighbour slots: adj[t * 3 + k] is the triangle across edge k (vertex k
+ * to k+1) of triangle t, or -1 on the hull. Built from the current
+ * triangles; returns 0 when they do not form one complete triangulation of
+ * the hull and its interior points (then insertion is not used). */
+static int dt_build_adjacency(dt_work *w) {
+  const int nt = w->tris.n / 4, ni = w->nverts - w->nhull;
+  int t, k, ok = nt == 2 * ni + w->nhull - 2;
+  for (t = 0; t < nt && ok; t++)
+    for (k = 0; k < 3; k++) {
+      const int a = w->tris.v[t * 4 + k], b = w->tris.v[t * 4 + (k + 1) % 3];
+      if (w->emap[a * DT_MAP + b]) ok = 0;
+      w->emap[a * DT_MAP + b] = (int16_t)(t * 3 + k + 1);
+    }
+  for (t = 0; t < nt && ok; t++)
+    for (k = 0; k < 3; k++) {
+      const int a = w->tris.v[t * 4 + k], b = w->tris.v[t * 4 + (k + 1) % 3];
+      w->tadj[t * 3 + k] = w->emap[b * DT_MAP + a] ? (w->emap[b * DT_MAP + a] - 1) / 3 : -1;
+    }
+  for (t = 0; t < nt; t++)
+    for (k = 0; k < 3; k++) w->emap[w->tris.v[t * 4 + k] * DT_MAP + w->tris.v[t * 4 + (k + 1) % 3]] = 0;
+  return ok;
+}
+
+static inline float dt_orient(const dt_work *w, int a, int b, int c) {
+  return dt_cross2(&w->verts[a * 3], &w->verts[b * 3], &w->verts[c * 3]);
+}
+
+/* Sets triangle t to (a, b, p) with neighbours across ab, bp, pa, and notes
+ * it as changed. */
+static void dt_tri_set(dt_work *w, int t, int a, int b, int p, int nab, int nbp, int npa) {
+  int *v = &w->tris.v[t * 4];
+  v[0] = a; v[1] = b; v[2] = p; v[3] = 0;
+  w->tadj[t * 3] = nab;
+  w->tadj[t * 3 + 1] = nbp;
+  w->tadj[t * 3 + 2] = npa;
+  if (w->tmark[t] != w->stamp) {
+    w->tmark[t] = w->stamp;
+    w->touched[w->ntouched++] = t;
+  }
+}
+
+/* In triangle t (if any) the neighbour pointer from -> to. */
+static void dt_adj_swap(dt_work *w, int t, int from, int to) {
+  int k;
+  if (t < 0) return;
+  for (k = 0; k < 3; k++)
+    if (w->tadj[t * 3 + k] == from) w->tadj[t * 3 + k] = to;
+}
+
+/* Vertex slot of v in triangle t (0..2). */
+static int dt_slot(const dt_work *w, int t, int v) {
+  return w->tris.v[t * 4] == v ? 0 : (w->tris.v[t * 4 + 1] == v ? 1 : 2);
+}
+
+/* Restores the Delaunay condition around the new point: for each queued
+ * triangle (a, b, p), flips edge ab when the vertex across it lies inside
+ * the circumcircle of a, b, p by more than Recast's 0.1% tolerance. */
+static void dt_legalize(dt_work *w, int n) {
+  int *stack = w->stack, guard = DT_FLIPS;
+  while (n > 0 && guard-- > 0) {
+    const int t = stack[--n];
+    const int a = w->tris.v[t * 4], b = w->tris.v[t * 4 + 1], p = w->tris.v[t * 4 + 2];
+    const int nb = w->tadj[t * 3], nbp = w->tadj[t * 3 + 1], npa = w->tadj[t * 3 + 2];
+    float c[3], r, o;
+    int k, d, nad, ndb;
+    if (nb < 0) continue;
+    k = dt_slot(w, nb, a); /* nb = (b, a, d) rotated: a at k, d at k+1, b at k+2 */
+    d = w->tris.v[nb * 4 + (k + 1) % 3];
+    nad = w->tadj[nb * 3 + k];
+    ndb = w->tadj[nb * 3 + (k + 1) % 3];
+    r = dt_circle(&w->verts[a * 3], &w->verts[b * 3], &w->verts[p * 3], c);
+    if (!(nm_vdist2d(c, &w->verts[d * 3]) < r * (1 - 0.001f))) continue;
+    o = dt_orient(w, a, b, p) > 0 ? 1.0f : -1.0f;
+    if (!(dt_orient(w, a, d, p) * o > DT_EPS) || !(dt_orient(w, d, b, p) * o > DT_EPS)) continue;
+    dt_tri_set(w, t, a, d, p, nad, nb, npa);
+    dt_tri_set(w, nb, d, b, p, ndb, nbp, t);
+    dt_adj_swap(w, nad, nb, t);
+    dt_adj_swap(w, nbp, t, nb);
+    stack[n++] = t;
+    stack[n++] = nb;
+  }
+}
+
+/* Finds the triangle holding point v (*edge: -1 inside, or the edge slot
+ * it lies on or next to, so that no new triangle becomes a sliver); -1
+ * when none does. */
+static int dt_locate(const dt_work *w, int v, int *edge) {
+  int t, k;
+  for (t = 0; t < w->tris.n / 4; t++) {
+    const int *tv = &w->tris.v[t * 4];
+    const float o = dt_orient(w, tv[0], tv[1], tv[2]);
+    int on = -1, in = 1;
+    for (k = 0; k < 3 && in; k++) {
+      const int a = tv[k], b = tv[(k + 1) % 3];
+      const float e = dt_orient(w, a, b, v) * (o > 0 ? 1.0f : -1.0f);
+      if (e > DT_EPS) continue;
+      if (e >= -DT_EPS && on < 0) on = k;
+      else in = 0;
+    }
+    if (in) {
+      *edge = on;
+      return t;
+    }
+  }
+  return -1;
+}
+
+/* Splits the triangle pair across edge ab of t (a, b, c) at v, which lies
+ * on that edge: (b, c, v) and (c, a, v) here, (a, d, v) and (d, b, v) in
+ * the neighbour nab. New triangles take slots t1, t2. */
+static void dt_split_edge(dt_work *w, int t, int t1, int t2, int edge, int v) {
+  const int *tv = &w->tris.v[t * 4];
+  const int a = tv[edge], b = tv[(edge + 1) % 3], c = tv[(edge + 2) % 3];
+  const int nab = w->tadj[t * 3 + edge], nbc = w->tadj[t * 3 + (edge + 1) % 3], nca = w->tadj[t * 3 + (edge + 2) % 3];
+  const int k = dt_slot(w, nab, a), d = w->tris.v[nab * 4 + (k + 1) % 3];
+  const int nad = w->tadj[nab * 3 + k], ndb = w->tadj[nab * 3 + (k + 1) % 3];
+  dt_tri_set(w, t, b, c, v, nbc, t1, t2);
+  dt_tri_set(w, t1, c, a, v, nca, nab, t);
+  dt_tri_set(w, nab, a, d, v, nad, t2, t1);
+  dt_tri_set(w, t2, d, b, v, ndb, t, nab);
+  dt_adj_swap(w, nca, t, t1);
+  dt_adj_swap(w, ndb, nab, t2);
+  w->stack[0] = t; w->stack[1] = t1; w->stack[2] = nab; w->stack[3] = t2;
+}
+
+/* Splits triangle t (a, b, c) at interior point v into (a, b, v) here and
+ * (b, c, v), (c, a, v) in slots t1, t2. */
+static void dt_split_tri(dt_work *w, int t, int t1, int t2, int v) {
+  const int *tv = &w->tris.v[t * 4];
+  const int a = tv[0], b = tv[1], c = tv[2];
+  const int nab = w->tadj[t * 3], nbc = w->tadj[t * 3 + 1], nca = w->tadj[t * 3 + 2];
+  dt_tri_set(w, t, a, b, v, nab, t1, t2);
+  dt_tri_set(w, t1, b, c, v, nbc, t2, t);
+  dt_tri_set(w, t2, c, a, v, nca, t, t1);
+  dt_adj_swap(w, nbc, t, t1);
+  dt_adj_swap(w, nca, t, t2);
+  w->stack[0] = t; w->stack[1] = t1; w->stack[2] = t2;
+}
+
+/* Inserts vertex v into the triangulation and flips back to Delaunay;
+ * samples over changed triangles become stale. Returns 0 (changing
+ * nothing) when v lies in no triangle, on a hull edge or on a vertex. */
+static int dt_insert(dt_work *w, int v, float margin) {
+  int edge, i;
+  const int t = dt_locate(w, v, &edge), t1 = w->tris.n / 4, t2 = t1 + 1;
+  if (t < 0 || (edge >= 0 && w->tadj[t * 3 + edge] < 0) || t2 >= DT_TRI_CAP) return 0;
+  w->stamp++;
+  w->ntouched = 0;
+  w->tris.n += 8;
+  if (edge >= 0) dt_split_edge(w, t, t1, t2, edge, v);
+  else dt_split_tri(w, t, t1, t2, v);
+  dt_legalize(w, edge >= 0 ? 4 : 3);
+  for (i = 0; i < w->ntouched; i++) dt_remeasure(w, &w->tris.v[w->touched[i] * 4], margin);
+  return 1;
+}
+
+/* The not yet added sample farthest (vertically) from the triangulation,
+ * or -1; *bestd gets its error. */
+static int dt_worst_sample(dt_work *w, float *bestd) {
+  const int ns = w->samples.n / 4;
+  int i, besti = -1;
+  *bestd = 0;
+  for (i = 0; i < ns; i++) {
+    int *st = &w->samples.v[i * 4 + 3];
+    float *p = &w->spts[i * 4];
+    if (*st & 1) continue;
+    if (*st & 2) {
+      p[3] = dt_dist_mesh(w, p);
+      *st &= ~2;
+    }
+    if (p[3] > *bestd) { *bestd = p[3]; besti = i; }
+  }
+  return besti;
+}
+
 /* Adds the sample farthest from the current triangulation while that error
- * exceeds sample_max_error, re-triangulating after each. */
+ * exceeds sample_max_error. The first one triangulates hull and point
+ * afresh (Recast's gift wrapping); later ones are inserted with flips,
+ * which gives the same Delaunay triangulation without rebuilding it. */
 static nm_status dt_add_samples(dt_work *w) {
-  float bmin[3], bmax[3];
-  int i, iter, ns;
+  float bmin[3], bmax[3], margin;
+  int i, iter, ns, incremental = 0;
   nm_vcopy(bmin, w->in);
   nm_vcopy(bmax, w->in);
   for (i = 1; i < w->nin; i++) {
     nm_vmin(bmin, &w->in[i * 3]);
     nm_vmax(bmax, &w->in[i * 3]);
   }
+  margin = 1e-3f * nm_maxf(bmax[0] - bmin[0], bmax[2] - bmin[2]) + 1e-4f;
   if (dt_grid_samples(w, bmin, bmax) != NM_OK) return NM_ERR_NOMEM;
   ns = w->samples.n / 4;
   for (iter = 0; iter < ns && w->nverts < DT_MAX_VERTS; iter++) {
-    float best[3] = {0, 0, 0}, bestd = 0;
-    int besti = -1;
-    for (i = 0; i < ns; i++) {
-      const int *s = &w->samples.v[i * 4];
-      float pt[3], d;
-      if (s[3]) continue;
-      pt[0] = (float)s[0] * w->sample_dist + dt_jitter(i, 0x8da6b343u) * w->chf->cs * 0.1f;
-      pt[1] = (float)s[1] * w->chf->ch;
-      pt[2] = (float)s[2] * w->sample_dist + dt_jitter(i, 0xd8163841u) * w->chf->cs * 0.1f;
-      d = dt_dist_mesh(w, pt);
-      if (d > bestd) { bestd = d; besti = i; nm_vcopy(best, pt); }
-    }
+    float bestd;
+    const int besti = dt_worst_sample(w, &bestd);
     if (bestd <= w->max_error || besti == -1) break;
-    w->samples.v[besti * 4 + 3] = 1;
-    nm_vcopy(&w->verts[w->nverts * 3], best);
+    w->samples.v[besti * 4 + 3] |= 1;
+    nm_vcopy(&w->verts[w->nverts * 3], &w->spts[besti * 4]);
     w->nverts++;
+    if (incremental && dt_insert(w, w->nverts - 1, margin)) continue;
     dt_delaunay(w);
+    dt_stale_all(w);
+    incremental = dt_build_adjacency(w);
   }
   return NM_OK;
 }
@@ -651,19 +905,6 @@ static int dt_tri_flags(const dt_work *w, const int *t) {
       }
   }
   return flags;
-}
-
-/* Grows an output array to hold need elements of size esz. */
-static nm_status dt_grow(const nm_alloc *a, void **p, int *cap, int need, size_t esz) {
-  int ncap;
-  void *np;
-  if (need <= *cap) return NM_OK;
-  ncap = nm_maxi(need, *cap + *cap / 2 + 256);
-  np = nm_realloc(a, *p, esz * (size_t)*cap, esz * (size_t)ncap);
-  if (!np) return NM_ERR_NOMEM;
-  *p = np;
-  *cap = ncap;
-  return NM_OK;
 }
 
 /* Appends the polygon's detail vertices (world units) and triangles. */
@@ -744,12 +985,20 @@ static nm_status dt_work_init(dt_work *w) {
   dt_bounds(w, &cells);
   w->hp_cap = cells;
   w->queue_cap = (cells + 1) * 3;
+  w->rborder = (uint8_t *)nm_malloc(w->a, (size_t)w->chf->span_count + 1);
   w->hp = (uint16_t *)nm_malloc(w->a, sizeof(uint16_t) * (size_t)(cells + 1));
   w->queue = (int *)nm_malloc(w->a, sizeof(int) * (size_t)w->queue_cap);
-  if (!w->hp || !w->queue) return NM_ERR_NOMEM;
-  if (nm_ivec_reserve(w->a, &w->tris, DT_MAX_VERTS * 20 * 4) != NM_OK ||
+  if (!w->hp || !w->queue || !w->rborder) return NM_ERR_NOMEM;
+  dt_mark_region_borders(w);
+  if (nm_ivec_reserve(w->a, &w->tris, DT_TRI_CAP * 4) != NM_OK ||
       nm_ivec_reserve(w->a, &w->edges, DT_MAX_VERTS * 10 * 4) != NM_OK)
     return NM_ERR_NOMEM;
+  w->emap = (int16_t *)nm_calloc(w->a, sizeof(int16_t) * DT_MAP * DT_MAP);
+  w->tadj = (int *)nm_calloc(w->a, sizeof(int) * (DT_TRI_CAP * 6 + DT_FLIPS + 8));
+  if (!w->emap || !w->tadj) return NM_ERR_NOMEM;
+  w->tmark = w->tadj + DT_TRI_CAP * 3;
+  w->touched = w->tmark + DT_TRI_CAP;
+  w->stack = w->touched + DT_TRI_CAP;
   return NM_OK;
 }
 
@@ -757,9 +1006,13 @@ static void dt_work_free(dt_work *w) {
   nm_free(w->a, w->bounds, sizeof(int) * 4 * (size_t)w->mesh->npolys);
   nm_free(w->a, w->hp, sizeof(uint16_t) * (size_t)(w->hp_cap + 1));
   nm_free(w->a, w->queue, sizeof(int) * (size_t)w->queue_cap);
+  nm_free(w->a, w->rborder, (size_t)w->chf->span_count + 1);
   nm_ivec_free(w->a, &w->tris);
   nm_ivec_free(w->a, &w->edges);
   nm_ivec_free(w->a, &w->samples);
+  nm_free(w->a, w->emap, sizeof(int16_t) * DT_MAP * DT_MAP);
+  nm_free(w->a, w->tadj, sizeof(int) * (DT_TRI_CAP * 6 + DT_FLIPS + 8));
+  nm_free(w->a, w->spts, sizeof(float) * (size_t)w->spts_cap);
   nm_free(w->a, w->overts, sizeof(float) * 3 * (size_t)w->ovcap);
   nm_free(w->a, w->otris, 4 * (size_t)w->otcap);
 }
