@@ -361,6 +361,27 @@ TEST(low_ceiling) {
   nm_chf_free(&chf);
 }
 
+TEST(headroom_boundary) {
+  /* exactly walkable_height cells of headroom is enough (Recast >= 1.6;
+   * the reference navmeshes were built that way), one less is not */
+  cfg c = cfg_default();
+  int k;
+  c.filters = 0;
+  for (k = 0; k < 2; k++) {
+    scene s = {{0}, {0}, 0, 0};
+    nm_heightfield hf;
+    const nm_span *sp;
+    sc_floor(&s, 0, 0, 10, 10, 0);
+    sc_floor(&s, 0, 0, 10, 10, k == 0 ? 2.2f : 2.0f); /* bottom at cell 11 or 10 */
+    CHECK(make_hf(&s, &c, NULL, &hf) == NM_OK);
+    nm_hf_filter_low_height(&hf, c.height);
+    sp = hf.spans[16 + 16 * hf.width];
+    CHECK(sp && sp->next && (int)sp->next->smin - (int)sp->smax == (k == 0 ? 10 : 9));
+    CHECK(sp && sp->area == (k == 0 ? NM_WALKABLE_AREA : NM_NULL_AREA));
+    nm_hf_free(&hf);
+  }
+}
+
 /* ---- compact heightfield ---- */
 
 /* Plane of two halves, the right one `step` higher, joined by a riser. */
@@ -823,12 +844,27 @@ typedef struct mesh_expect {
   int spans, max_dist, regions[3];
 } mesh_expect;
 
+/* Re-partitions chf with monotone and layers and checks both against the
+ * expected region counts. */
+static void shared_other_partitions(const mesh_expect *ex, nm_chf *chf) {
+  int p;
+  for (p = 1; p < 3; p++) {
+    const int mono = p == 1;
+    double t0 = now_ms(), t1;
+    CHECK((mono ? nm_chf_regions_monotone(chf, 0, 64, 400) : nm_chf_regions_layers(chf, 0, 64)) == NM_OK);
+    t1 = now_ms();
+    CHECK(regions_sane(chf, !mono)); /* layers never overlap themselves */
+    CHECK(chf->max_regions == ex->regions[p]);
+    printf("# %s: %s %d regions (%.2f ms)\n", ex->name, mono ? "monotone" : "layers", count_regions(chf), t1 - t0);
+  }
+}
+
 /* The front half on one shared mesh with RecastDemo's solo settings. */
 static void shared_mesh(const mesh_expect *ex) {
   const char *name = ex->name;
   char path[256];
   float *v = NULL, bmin[3], bmax[3];
-  int *t = NULL, nv, nt, i, w, h, p, nspans = 0;
+  int *t = NULL, nv, nt, i, w, h, nspans = 0;
   uint8_t *areas;
   nm_heightfield hf;
   nm_chf chf;
@@ -877,15 +913,7 @@ static void shared_mesh(const mesh_expect *ex) {
          count_regions(&chf));
   printf("# %s ms (ASan build): rasterize %.2f, filters %.2f, compact+erode+distance %.2f,"
          " watershed %.2f\n", name, t1 - t0, t2 - t1, t3 - t2, t4 - t3);
-  for (p = 1; p < 3; p++) {
-    const int mono = p == 1;
-    t0 = now_ms();
-    CHECK((mono ? nm_chf_regions_monotone(&chf, 0, 64, 400) : nm_chf_regions_layers(&chf, 0, 64)) == NM_OK);
-    t1 = now_ms();
-    CHECK(regions_sane(&chf, !mono)); /* layers never overlap themselves */
-    CHECK(chf.max_regions == ex->regions[p]);
-    printf("# %s: %s %d regions (%.2f ms)\n", name, mono ? "monotone" : "layers", count_regions(&chf), t1 - t0);
-  }
+  shared_other_partitions(ex, &chf);
   nm_chf_free(&chf);
   free(areas);
   free(v);
@@ -908,6 +936,7 @@ int main(void) {
   RUN(low_hanging_obstacle);
   RUN(ledges_at_grid_edge);
   RUN(low_ceiling);
+  RUN(headroom_boundary);
   RUN(step_within_climb);
   RUN(step_above_climb);
   RUN(hole_in_plane);

@@ -66,6 +66,9 @@ static void erode_sweeps(const nm_chf *chf, uint8_t *dist) {
   }
 }
 
+/* Erodes walkable spans closer than radius cells (2 * radius chamfer
+ * units) to a boundary. The 8-bit field saturates at 255, like Recast's, so
+ * radii up to 127 cells are exact. */
 nm_status nm_chf_erode(nm_chf *chf, int radius) {
   const size_t n = (size_t)chf->span_count;
   const int thr = radius * 2;
@@ -122,6 +125,8 @@ typedef struct mark_shape {
   float cx, cz, r2;
 } mark_shape;
 
+/* Whether the centre of cell (x, z) is inside the shape (always for a
+ * box, whose range test already decided). */
 static int mark_inside(const nm_chf *chf, const mark_shape *sh, int x, int z) {
   float p[3];
   if (sh->kind == 0) return 1;
@@ -149,6 +154,7 @@ static void mark_spans(nm_chf *chf, const mark_box *r, const mark_shape *sh, uin
     }
 }
 
+/* Box volume: every walkable span whose floor lies in the box. */
 void nm_chf_mark_box(nm_chf *chf, const float *bmin, const float *bmax, uint8_t area) {
   mark_box r;
   mark_shape sh;
@@ -156,6 +162,8 @@ void nm_chf_mark_box(nm_chf *chf, const float *bmin, const float *bmax, uint8_t 
   if (mark_range(chf, bmin, bmax, &r)) mark_spans(chf, &r, &sh, area);
 }
 
+/* Convex volume: polygon verts (x, y, z; y ignored) swept from hmin to
+ * hmax; the cell centre decides, with the even-odd test. */
 void nm_chf_mark_convex(nm_chf *chf, const float *verts, int nverts, float hmin, float hmax,
                         uint8_t area) {
   float bmin[3], bmax[3];
@@ -178,6 +186,8 @@ void nm_chf_mark_convex(nm_chf *chf, const float *verts, int nverts, float hmin,
   if (mark_range(chf, bmin, bmax, &r)) mark_spans(chf, &r, &sh, area);
 }
 
+/* Vertical cylinder with its base centre at pos: cell centres strictly
+ * inside the circle, span floors within [pos.y, pos.y + h]. */
 void nm_chf_mark_cylinder(nm_chf *chf, const float *pos, float r, float h, uint8_t area) {
   float bmin[3], bmax[3];
   mark_box box;

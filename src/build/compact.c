@@ -16,6 +16,8 @@
 #define CHF_MAX_COLUMN 255   /* nm_ccell.count is 8 bits */
 #define CHF_MAX_SPANS ((1 << 24) - 1) /* nm_ccell.index is 24 bits */
 
+/* Frees every array of chf with the sizes it was built with; safe on a
+ * zeroed or already freed chf. */
 void nm_chf_free(nm_chf *chf) {
   const size_t n = (size_t)chf->span_count;
   if (chf->cells) nm_free(&chf->a, chf->cells, (size_t)chf->width * (size_t)chf->height * sizeof *chf->cells);
@@ -80,6 +82,8 @@ static void chf_link_span(nm_chf *chf, nm_cspan *s, int x, int z) {
       continue; /* grid edge */
     nc = &chf->cells[c + nm_chf_col_step(chf, dir)];
     end = (int)nc->index + (int)nc->count;
+    /* first span (lowest) of the neighbour column with enough shared
+     * headroom and a small enough step; Recast keeps only that one */
     for (k = (int)nc->index; k < end; k++) {
       const nm_cspan *ns = &chf->spans[k];
       const int bot = nm_maxi(s->y, ns->y);
@@ -109,6 +113,10 @@ static nm_status chf_alloc(nm_chf *chf) {
   return NM_OK;
 }
 
+/* Counts the walkable spans first so the span array is allocated once,
+ * fills columns, then links neighbours. The top of the build volume grows
+ * by walkable_height cells (the open space above the highest floor), as in
+ * Recast. Refuses more spans than a 24-bit cell index can address. */
 nm_status nm_chf_build(const nm_heightfield *hf, int walkable_height, int walkable_climb,
                        const nm_alloc *a, nm_chf *chf) {
   size_t nspans;

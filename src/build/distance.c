@@ -41,6 +41,7 @@ static inline void dist_relax(const nm_chf *chf, uint16_t *d, int c, int i, int 
 static void dist_sweeps(const nm_chf *chf, uint16_t *d) {
   const int n = chf->width * chf->height;
   int c, i;
+  /* forward: from -x and -z (and the two diagonals between them) */
   for (c = 0; c < n; c++) {
     const nm_ccell *cell = &chf->cells[c];
     for (i = (int)cell->index; i < (int)(cell->index + cell->count); i++) {
@@ -48,6 +49,7 @@ static void dist_sweeps(const nm_chf *chf, uint16_t *d) {
       dist_relax(chf, d, c, i, 3, 2);
     }
   }
+  /* backward: from +x and +z */
   for (c = n - 1; c >= 0; c--) {
     const nm_ccell *cell = &chf->cells[c];
     for (i = (int)cell->index; i < (int)(cell->index + cell->count); i++) {
@@ -79,6 +81,7 @@ static inline uint16_t dist_blur_one(const nm_chf *chf, const uint16_t *src, int
   return (uint16_t)((sum + 5) / 9);
 }
 
+/* Box blur of the whole field from src into dst (they must differ). */
 static void dist_blur(const nm_chf *chf, const uint16_t *src, uint16_t *dst) {
   const int n = chf->width * chf->height;
   int c;
@@ -89,6 +92,8 @@ static void dist_blur(const nm_chf *chf, const uint16_t *src, uint16_t *dst) {
   }
 }
 
+/* Replaces any previous field. Two scratch-free passes over src, then the
+ * blur into dst, which becomes chf->dist; src is freed. */
 nm_status nm_chf_build_distance(nm_chf *chf) {
   const size_t n = (size_t)chf->span_count, bytes = n * sizeof(uint16_t);
   uint16_t *src, *dst, maxd = 0;

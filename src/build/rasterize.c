@@ -22,6 +22,9 @@
 
 /* ---- stage: heightfield ---- */
 
+/* Sets up an empty width x height column grid over [bmin, bmax]; only the
+ * column heads are allocated here, spans come later from pools. Refuses
+ * empty grids, non-positive or non-finite cell sizes and bounds. */
 nm_status nm_hf_init(nm_heightfield *hf, const nm_alloc *a, int width, int height,
                      const float *bmin, const float *bmax, float cs, float ch) {
   size_t bytes;
@@ -42,6 +45,8 @@ nm_status nm_hf_init(nm_heightfield *hf, const nm_alloc *a, int width, int heigh
   return NM_OK;
 }
 
+/* Frees the pools and the column array; hf may be half built (after a
+ * failed init or rasterization) and may be freed twice. */
 void nm_hf_free(nm_heightfield *hf) {
   nm_span_pool *p = hf->pools;
   while (p) {
@@ -75,6 +80,8 @@ static nm_span *hf_span_alloc(nm_heightfield *hf) {
   return s;
 }
 
+/* Returns a swallowed span to the free list; pools are only freed with the
+ * heightfield, so a merge-heavy column never allocates again. */
 static void hf_span_release(nm_heightfield *hf, nm_span *s) {
   s->next = hf->freelist;
   hf->freelist = s;
@@ -91,6 +98,8 @@ static nm_status hf_add_span(nm_heightfield *hf, int x, int z, unsigned smin, un
     link = &cur->next;
     cur = cur->next;
   }
+  /* Spans are sorted and disjoint; everything from here that starts at or
+   * below the new top is merged into the new span. */
   while (cur && cur->smin <= smax) { /* swallow overlapping spans */
     nm_span *next = cur->next;
     if (cur->smin < smin) smin = cur->smin;
@@ -114,6 +123,10 @@ static nm_status hf_add_span(nm_heightfield *hf, int x, int z, unsigned smin, un
 
 /* ---- stage: walkable triangles ---- */
 
+/* Walkable when the unit normal's y exceeds cos(max slope); the normal is
+ * e0 x e1 with e0 = v1 - v0 and e1 = v2 - v0, so walkable triangles wind
+ * clockwise seen from above (Recast's convention). Every triangle gets an
+ * answer: NM_NULL_AREA for steep, downward, degenerate and NaN ones. */
 void nm_mark_walkable_triangles(float max_slope_deg, const float *verts, const int *tris,
                                 int ntris, uint8_t *areas) {
   const float thr = cosf(max_slope_deg / 180.0f * 3.14159265f);
@@ -302,6 +315,9 @@ static nm_status rast_tri(const rast_ctx *rc, const float *v0, const float *v1, 
   nm_vcopy(&rest[0], v0);
   nm_vcopy(&rest[3], v1);
   nm_vcopy(&rest[6], v2);
+  /* z0 may be -1: the first cut then trims what lies before the grid.
+   * Cells are cut in order, each cut from the previous remainder, which is
+   * what makes the spans bit-identical to Recast's. */
   for (z = z0; z <= z1; z++) {
     float *t;
     split_poly(rest, n, row, &nr, other, &n, (hf->bmin[2] + (float)z * hf->cs) + hf->cs, 2);
@@ -314,6 +330,9 @@ static nm_status rast_tri(const rast_ctx *rc, const float *v0, const float *v1, 
   return NM_OK;
 }
 
+/* Rasterizes every triangle with its area id; triangles with a NaN or
+ * infinite vertex are skipped, huge ones are clipped to the grid. On
+ * NM_ERR_NOMEM the spans added so far stay (nm_hf_free releases them). */
 nm_status nm_hf_rasterize(nm_heightfield *hf, const float *verts, const int *tris,
                           const uint8_t *areas, int ntris, int merge_climb) {
   rast_ctx rc;
