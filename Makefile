@@ -93,3 +93,7 @@ $(B)/asan/5.4/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h $(B)/asan/lib
 
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
+
+rockspec:
+	lua5.4 tools/update-rockspec.lua
+.PHONY: rockspec

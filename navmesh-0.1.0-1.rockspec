@@ -40,6 +40,7 @@ build = {
         "src/build/tiles.c",
         "src/core/nm_core.c",
         "src/mesh/format.c",
+        "src/mesh/islands.c",
         "src/mesh/links.c",
         "src/mesh/mapfile.c",
         "src/mesh/navmesh.c",

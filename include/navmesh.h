@@ -197,8 +197,9 @@ NM_API void nm_navmesh_retain(nm_navmesh *mesh);
 NM_API void nm_navmesh_release(nm_navmesh *mesh);
 
 /* Marks a mesh read-only (for sharing): add/remove tile and set_poly_*
- * then return ERR_READONLY. Irreversible. */
-NM_API void nm_navmesh_freeze(nm_navmesh *mesh);
+ * then return ERR_READONLY. Irreversible. Also computes the island labels
+ * if tiles changed (ERR_NOMEM if that fails; the mesh is frozen anyway). */
+NM_API nm_status nm_navmesh_freeze(nm_navmesh *mesh);
 NM_API int nm_navmesh_is_frozen(const nm_navmesh *mesh);
 
 /* Summary numbers of a mesh. */
@@ -222,6 +223,17 @@ NM_API nm_status nm_navmesh_set_poly_area(nm_navmesh *mesh, nm_polyref ref, uint
  * gets the count. Off-mesh connections have 2. */
 NM_API nm_status nm_navmesh_get_poly_verts(const nm_navmesh *mesh, nm_polyref ref,
                                            float *verts, int *nverts);
+
+/* Islands: polygons joined by links, whatever the filter and the direction
+ * of one-way off-mesh connections. nm_navmesh_island gives a polygon's
+ * island (1..count; 0 for an invalid ref); two polygons on different islands
+ * can never be joined by a path, so `!is_reachable` is always right (a
+ * filter or a one-way connection can still block a path between polygons on
+ * one island). Labels are made at load/build/freeze and after tile changes
+ * on first use (a mesh being changed is used by one thread only). */
+NM_API uint32_t nm_navmesh_island(nm_navmesh *mesh, nm_polyref ref);
+NM_API int nm_navmesh_is_reachable(nm_navmesh *mesh, nm_polyref a, nm_polyref b);
+NM_API int nm_navmesh_island_count(nm_navmesh *mesh);
 
 /* Calls fn(ud, ref) for every polygon (tiles by slot, polys by index). */
 NM_API void nm_navmesh_foreach_poly(const nm_navmesh *mesh,

@@ -26,7 +26,8 @@ local function compare(name, how)
     mesh = assert(navmesh.load(path, opts))
     os.remove(path) -- the mapping stays valid
   end
-  local r = { nearest = 0, nearest_n = 0, path = 0, path_n = 0, straight = 0, straight_n = 0, bad = {} }
+  local r = { nearest = 0, nearest_n = 0, path = 0, path_n = 0, straight = 0, straight_n = 0, bad = {},
+              reach = 0, islands = mesh:info().islands }
   for _, c in ipairs(helper.oracle(name)) do
     for _, k in ipairs { "start", "end" } do
       local o, p = c["nearest_" .. k], c[k]
@@ -46,6 +47,10 @@ local function compare(name, how)
       local ok = #polys == c.path.npolys and partial == (c.path.status == "partial")
       for i = 1, #polys do ok = ok and polys[i] == c.path.polys[i] end
       r.path_n = r.path_n + 1
+      -- every partial path of the oracle comes from an island boundary
+      if mesh:isReachable(c.nearest_start.ref, c.nearest_end.ref) == (c.path.status == "success") then
+        r.reach = r.reach + 1
+      end
       if ok then r.path = r.path + 1
       else r.bad[#r.bad + 1] = ("case %d path: got %d polys (partial %s), want %d (%s)"):format(
         c.case, #polys, tostring(partial), c.path.npolys, c.path.status) end
@@ -97,6 +102,13 @@ describe("oracle agreement", function()
         end)
         it("agrees on every straight path from Detour's corridor", function()
           assert.are.equal(r.straight_n, r.straight)
+        end)
+        it("knows its islands: isReachable is false exactly for Detour's partial paths", function()
+          local documented = { dungeon_solo = 4, dungeon_tiled = 5, nav_test_solo = 17, nav_test_tiled = 33,
+                               undulating_solo = 1, undulating_tiled = 7, city_tiled = 81, maze_tiled = 1 }
+          print(("# %-17s %d islands, isReachable right on %d/%d corridors"):format(name, r.islands, r.reach, r.path_n))
+          assert.are.equal(documented[name], r.islands)
+          assert.are.equal(r.path_n, r.reach)
         end)
       end)
     end

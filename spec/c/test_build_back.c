@@ -5,6 +5,7 @@
  * Fields are drawn as ASCII grids, one string per row z (row 0 first):
  *   '#' no span, '.' a span without region, '1'..'9' / 'a'..'z' a region
  *   (1..35), 'A'..'Z' a tile-border region (NM_BORDER_REG | 1..26).
+ *   Spans of regions 'a'..'z' get area 5, all others NM_WALKABLE_AREA.
  * One span per column; its floor height comes from a function of (x, z);
  * neighbours connect when their floors differ by at most the climb. */
 #include <math.h>
@@ -54,7 +55,7 @@ static void make_chf(nm_chf *chf, const char *const *rows, int nrows, int border
       chf->spans[n].y = (uint16_t)hf(x, z);
       chf->spans[n].h = 20;
       chf->spans[n].reg = (uint16_t)region_of(c);
-      chf->areas[n] = NM_WALKABLE_AREA;
+      chf->areas[n] = (uint8_t)(c >= 'a' && c <= 'z' ? 5 : NM_WALKABLE_AREA);
       n++;
     }
   chf->span_count = n;
@@ -308,6 +309,47 @@ TEST(two_regions_are_neighbours) {
   CHECK(links == 2 && shared == 2);
   CHECK(pm.npolys == 2 && pm.regs[0] != pm.regs[1]);
   CHECK_NEAR(mesh_area(&pm), 72.0, 1e-9);
+  nm_polymesh_free(&pm);
+  nm_contours_free(&cs);
+  free_chf(&chf);
+}
+
+static const char *const AREAS[] = {
+    "##############",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "#111111aaaaaa#",
+    "##############",
+};
+
+TEST(area_ids_kept) {
+  nm_chf chf;
+  nm_contour_set cs;
+  nm_polymesh pm;
+  int i, j, area_border = 0, walk = 0, water = 0;
+  make_chf(&chf, AREAS, 8, 0, flat);
+  CHECK(build_mesh(&chf, 1.3f, 40, &cs, &pm) == NM_OK);
+  CHECK(cs.nconts == 2);
+  for (i = 0; i < cs.nconts; i++) {
+    CHECK(cs.conts[i].area == (cs.conts[i].reg == 1 ? NM_WALKABLE_AREA : 5));
+    for (j = 0; j < cs.conts[i].nverts; j++) {
+      const int *v = &cs.conts[i].verts[j * 4];
+      if (v[3] & NM_AREA_BORDER) {
+        area_border++;
+        CHECK(v[0] == 7 || (v[3] & NM_CONTOUR_REG_MASK) == 0);
+      }
+    }
+  }
+  CHECK(area_border == 2); /* the edge along x = 7, once in each outline */
+  for (i = 0; i < pm.npolys; i++) {
+    walk += pm.areas[i] == NM_WALKABLE_AREA;
+    water += pm.areas[i] == 5;
+  }
+  CHECK(walk == 1 && water == 1);
+  CHECK(pm.nverts == 6); /* the shared edge is still welded */
   nm_polymesh_free(&pm);
   nm_contours_free(&cs);
   free_chf(&chf);
@@ -571,6 +613,7 @@ static void check_detail_cover(const nm_polymesh *pm, const nm_polymesh_detail *
     const uint16_t *p = &pm->polys[i * pm->nvp * 2];
     const int n = poly_count(pm, i);
     float pv[6 * 3];
+    const double psign = poly_area2(pm, i) > 0 ? 1 : -1;
     double sum = 0, parea = fabs((double)poly_area2(pm, i)) / 2 * pm->cs * pm->cs;
     for (j = 0; j < n; j++) {
       pv[j * 3] = pm->bmin[0] + pm->verts[p[j] * 3] * pm->cs;
@@ -584,6 +627,7 @@ static void check_detail_cover(const nm_polymesh *pm, const nm_polymesh_detail *
       const float *v[3];
       for (j = 0; j < 3; j++) v[j] = &dm->verts[(m[0] + t[j]) * 3];
       sum += fabs(tri_area2(v[0], v[1], v[2])) / 2;
+      if (tri_area2(v[0], v[1], v[2]) * psign <= 0) (*area_bad)++; /* wound like the polygon */
       for (e = 0; e < 3; e++) {
         int on = 0;
         for (j = 0; j < n && !on; j++)
@@ -628,6 +672,76 @@ TEST(detail_covers_polygons) {
   }
   nm_detail_free(&dm);
   CHECK(nm_detail_build(&pm, &chf, -1.0f, 0.2f, NULL, &dm) == NM_ERR_PARAM);
+  nm_polymesh_free(&pm);
+  nm_contours_free(&cs);
+  free_chf(&chf);
+}
+
+static int wavy(int x, int z) { return 12 + (int)lround(4.0 * sin(x / 2.5) * cos(z / 3.5)); }
+
+/* Polygons that received interior samples are triangulated Delaunay: no
+ * vertex of the polygon lies inside a triangle's circumcircle (beyond a 1%
+ * tolerance; the builder uses Recast's 0.1%). */
+static int count_non_delaunay(const nm_polymesh *pm, const nm_polymesh_detail *dm, int *checked) {
+  int i, k, j, bad = 0;
+  *checked = 0;
+  for (i = 0; i < pm->npolys; i++) {
+    const uint32_t *m = &dm->meshes[i * 4];
+    const int n = poly_count(pm, i);
+    int interior = 0;
+    for (j = n; j < (int)m[1]; j++) {
+      const float *v = &dm->verts[(m[0] + (uint32_t)j) * 3];
+      const uint16_t *p = &pm->polys[i * pm->nvp * 2];
+      int e, on = 0;
+      for (e = 0; e < n && !on; e++) {
+        float a[3], b[3];
+        a[0] = pm->bmin[0] + pm->verts[p[e] * 3] * pm->cs;
+        a[2] = pm->bmin[2] + pm->verts[p[e] * 3 + 2] * pm->cs;
+        b[0] = pm->bmin[0] + pm->verts[p[(e + 1) % n] * 3] * pm->cs;
+        b[2] = pm->bmin[2] + pm->verts[p[(e + 1) % n] * 3 + 2] * pm->cs;
+        a[1] = b[1] = 0;
+        on = on_seg(v, a, b, 1e-3);
+      }
+      interior += !on;
+    }
+    if (!interior) continue;
+    (*checked)++;
+    for (k = 0; k < (int)m[3]; k++) {
+      const uint8_t *t = &dm->tris[(m[2] + (uint32_t)k) * 4];
+      const float *a = &dm->verts[(m[0] + t[0]) * 3], *b = &dm->verts[(m[0] + t[1]) * 3], *c = &dm->verts[(m[0] + t[2]) * 3];
+      const double bx = b[0] - a[0], bz = b[2] - a[2], cx = c[0] - a[0], cz = c[2] - a[2];
+      const double d = 2 * (bx * cz - bz * cx);
+      const double ux = (cz * (bx * bx + bz * bz) - bz * (cx * cx + cz * cz)) / d;
+      const double uz = (bx * (cx * cx + cz * cz) - cx * (bx * bx + bz * bz)) / d;
+      const double r = sqrt(ux * ux + uz * uz);
+      for (j = 0; j < (int)m[1]; j++) {
+        const float *v = &dm->verts[(m[0] + (uint32_t)j) * 3];
+        const double dx = v[0] - a[0] - ux, dz = v[2] - a[2] - uz;
+        if (j == t[0] || j == t[1] || j == t[2]) continue;
+        if (sqrt(dx * dx + dz * dz) < r * 0.99) bad++;
+      }
+    }
+  }
+  return bad;
+}
+
+TEST(detail_is_delaunay) {
+  nm_chf chf;
+  nm_contour_set cs;
+  nm_polymesh pm;
+  nm_polymesh_detail dm;
+  int area_bad, flag_bad, checked, i, extra = 0;
+  make_chf(&chf, BIG, 26, 0, wavy);
+  CHECK(build_mesh(&chf, 1.3f, 12, &cs, &pm) == NM_OK);
+  CHECK(nm_detail_build(&pm, &chf, 0.9f, 0.05f, NULL, &dm) == NM_OK);
+  check_detail_cover(&pm, &dm, &area_bad, &flag_bad);
+  CHECK(area_bad == 0 && flag_bad == 0);
+  CHECK(count_non_delaunay(&pm, &dm, &checked) == 0);
+  for (i = 0; i < pm.npolys; i++) extra += (int)dm.meshes[i * 4 + 1] - poly_count(&pm, i);
+  CHECK(checked >= 1 && extra >= 20);
+  printf("# wavy: %d polys (%d with interior samples), %d detail verts (%d extra), %d detail tris\n", pm.npolys,
+         checked, dm.nverts, extra, dm.ntris);
+  nm_detail_free(&dm);
   nm_polymesh_free(&pm);
   nm_contours_free(&cs);
   free_chf(&chf);
@@ -743,12 +857,14 @@ int main(void) {
   RUN(l_shape_convex_partition);
   RUN(hole_merged_into_outline);
   RUN(two_regions_are_neighbours);
+  RUN(area_ids_kept);
   RUN(tile_border_portals);
   RUN(long_wall_edges_split);
   RUN(empty_field);
   RUN(degenerate_contours);
   RUN(detail_follows_slope);
   RUN(detail_covers_polygons);
+  RUN(detail_is_delaunay);
   RUN(allocation_failures);
   RUN(deterministic);
   return tap_done();

@@ -14,58 +14,61 @@
 /* Distance 0 for unwalkable spans and walkable spans with fewer than four
  * walkable neighbours; 255 (unknown) for the rest. */
 static void erode_seed(const nm_chf *chf, uint8_t *dist) {
-  int x, z;
-  for (z = 0; z < chf->height; z++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + z * chf->width];
-      int i, end = (int)c->index + (int)c->count;
-      for (i = (int)c->index; i < end; i++) {
-        int dir, n = 0;
-        if (chf->areas[i] != NM_NULL_AREA)
-          for (dir = 0; dir < 4; dir++) {
-            const int ni = nm_chf_nei(chf, x, z, i, dir);
-            if (ni >= 0 && chf->areas[ni] != NM_NULL_AREA) n++;
-          }
-        dist[i] = n == 4 ? 0xff : 0;
-      }
+  const int ncols = chf->width * chf->height;
+  int c;
+  for (c = 0; c < ncols; c++) {
+    const nm_ccell *cell = &chf->cells[c];
+    int i, end = (int)cell->index + (int)cell->count;
+    for (i = (int)cell->index; i < end; i++) {
+      int dir, n = 0;
+      if (chf->areas[i] != NM_NULL_AREA)
+        for (dir = 0; dir < 4; dir++) {
+          const int ni = nm_chf_nei_c(chf, c, i, dir);
+          if (ni >= 0 && chf->areas[ni] != NM_NULL_AREA) n++;
+        }
+      dist[i] = n == 4 ? 0xff : 0;
     }
+  }
 }
 
 /* Relaxes dist[i] from the neighbour in dir (+2) and that neighbour's
  * neighbour in dir2 (+3, the diagonal). */
-static void erode_relax(const nm_chf *chf, uint8_t *dist, int x, int z, int i, int dir, int dir2) {
-  const int ni = nm_chf_nei(chf, x, z, i, dir);
+static inline void erode_relax(const nm_chf *chf, uint8_t *dist, int c, int i, int dir, int dir2) {
+  const int ni = nm_chf_nei_c(chf, c, i, dir);
   int d, di;
   if (ni < 0) return;
   d = nm_mini(dist[ni] + 2, 255);
   if (d < dist[i]) dist[i] = (uint8_t)d;
-  di = nm_chf_nei(chf, x + nm_dir_dx(dir), z + nm_dir_dy(dir), ni, dir2);
+  di = nm_chf_nei_c(chf, c + nm_chf_col_step(chf, dir), ni, dir2);
   if (di < 0) return;
   d = nm_mini(dist[di] + 3, 255);
   if (d < dist[i]) dist[i] = (uint8_t)d;
 }
 
-/* The two sweeps of the chamfer transform over an 8-bit field. */
+/* The two sweeps of the chamfer transform over an 8-bit field: forward
+ * (columns in z, x order) from the -x/-z side, then backward. */
 static void erode_sweeps(const nm_chf *chf, uint8_t *dist) {
-  int x, z, i;
-  for (z = 0; z < chf->height; z++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + z * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
-        erode_relax(chf, dist, x, z, i, 0, 3); /* (-1,0), (-1,-1) */
-        erode_relax(chf, dist, x, z, i, 3, 2); /* (0,-1), (1,-1) */
-      }
+  const int n = chf->width * chf->height;
+  int c, i;
+  for (c = 0; c < n; c++) {
+    const nm_ccell *cell = &chf->cells[c];
+    for (i = (int)cell->index; i < (int)(cell->index + cell->count); i++) {
+      erode_relax(chf, dist, c, i, 0, 3); /* (-1,0), (-1,-1) */
+      erode_relax(chf, dist, c, i, 3, 2); /* (0,-1), (1,-1) */
     }
-  for (z = chf->height - 1; z >= 0; z--)
-    for (x = chf->width - 1; x >= 0; x--) {
-      const nm_ccell *c = &chf->cells[x + z * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
-        erode_relax(chf, dist, x, z, i, 2, 1); /* (1,0), (1,1) */
-        erode_relax(chf, dist, x, z, i, 1, 0); /* (0,1), (-1,1) */
-      }
+  }
+  for (c = n - 1; c >= 0; c--) {
+    const nm_ccell *cell = &chf->cells[c];
+    for (i = (int)cell->index; i < (int)(cell->index + cell->count); i++) {
+      erode_relax(chf, dist, c, i, 2, 1); /* (1,0), (1,1) */
+      erode_relax(chf, dist, c, i, 1, 0); /* (0,1), (-1,1) */
     }
+  }
 }
 
+/* Erodes walkable spans closer than radius cells (2 * radius chamfer
+ * units) to a boundary. The 8-bit field saturates at 255, like Recast's, so
+ * radii up to 127 cells are exact. */
 nm_status nm_chf_erode(nm_chf *chf, int radius) {
   const size_t n = (size_t)chf->span_count;
   const int thr = radius * 2;
@@ -122,6 +125,8 @@ typedef struct mark_shape {
   float cx, cz, r2;
 } mark_shape;
 
+/* Whether the centre of cell (x, z) is inside the shape (always for a
+ * box, whose range test already decided). */
 static int mark_inside(const nm_chf *chf, const mark_shape *sh, int x, int z) {
   float p[3];
   if (sh->kind == 0) return 1;
@@ -149,6 +154,7 @@ static void mark_spans(nm_chf *chf, const mark_box *r, const mark_shape *sh, uin
     }
 }
 
+/* Box volume: every walkable span whose floor lies in the box. */
 void nm_chf_mark_box(nm_chf *chf, const float *bmin, const float *bmax, uint8_t area) {
   mark_box r;
   mark_shape sh;
@@ -156,6 +162,8 @@ void nm_chf_mark_box(nm_chf *chf, const float *bmin, const float *bmax, uint8_t 
   if (mark_range(chf, bmin, bmax, &r)) mark_spans(chf, &r, &sh, area);
 }
 
+/* Convex volume: polygon verts (x, y, z; y ignored) swept from hmin to
+ * hmax; the cell centre decides, with the even-odd test. */
 void nm_chf_mark_convex(nm_chf *chf, const float *verts, int nverts, float hmin, float hmax,
                         uint8_t area) {
   float bmin[3], bmax[3];
@@ -178,6 +186,8 @@ void nm_chf_mark_convex(nm_chf *chf, const float *verts, int nverts, float hmin,
   if (mark_range(chf, bmin, bmax, &r)) mark_spans(chf, &r, &sh, area);
 }
 
+/* Vertical cylinder with its base centre at pos: cell centres strictly
+ * inside the circle, span floors within [pos.y, pos.y + h]. */
 void nm_chf_mark_cylinder(nm_chf *chf, const float *pos, float r, float h, uint8_t area) {
   float bmin[3], bmax[3];
   mark_box box;

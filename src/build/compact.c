@@ -9,13 +9,15 @@
  * index within its column in 6 bits, so neighbours above index 62 are left
  * unconnected. */
 #include <stdlib.h>
-#include "nm_build.h"
+#include "nm_front.h"
 
 #define CHF_MAX_HEIGHT 0xffff
 #define CHF_MAX_LAYERS (NM_NOT_CONNECTED - 1)
 #define CHF_MAX_COLUMN 255   /* nm_ccell.count is 8 bits */
 #define CHF_MAX_SPANS ((1 << 24) - 1) /* nm_ccell.index is 24 bits */
 
+/* Frees every array of chf with the sizes it was built with; safe on a
+ * zeroed or already freed chf. */
 void nm_chf_free(nm_chf *chf) {
   const size_t n = (size_t)chf->span_count;
   if (chf->cells) nm_free(&chf->a, chf->cells, (size_t)chf->width * (size_t)chf->height * sizeof *chf->cells);
@@ -70,14 +72,18 @@ static void chf_fill(nm_chf *chf, const nm_heightfield *hf) {
 /* Links span s (in column x, z) to the first matching span of each
  * neighbour column. */
 static void chf_link_span(nm_chf *chf, nm_cspan *s, int x, int z) {
+  const int c = x + z * chf->width;
   int dir;
   for (dir = 0; dir < 4; dir++) {
-    const int nx = x + nm_dir_dx(dir), nz = z + nm_dir_dy(dir);
     const nm_ccell *nc;
     int k, end;
-    if (nx < 0 || nz < 0 || nx >= chf->width || nz >= chf->height) continue;
-    nc = &chf->cells[nx + nz * chf->width];
+    if ((dir == 0 && x == 0) || (dir == 1 && z == chf->height - 1) ||
+        (dir == 2 && x == chf->width - 1) || (dir == 3 && z == 0))
+      continue; /* grid edge */
+    nc = &chf->cells[c + nm_chf_col_step(chf, dir)];
     end = (int)nc->index + (int)nc->count;
+    /* first span (lowest) of the neighbour column with enough shared
+     * headroom and a small enough step; Recast keeps only that one */
     for (k = (int)nc->index; k < end; k++) {
       const nm_cspan *ns = &chf->spans[k];
       const int bot = nm_maxi(s->y, ns->y);
@@ -107,6 +113,10 @@ static nm_status chf_alloc(nm_chf *chf) {
   return NM_OK;
 }
 
+/* Counts the walkable spans first so the span array is allocated once,
+ * fills columns, then links neighbours. The top of the build volume grows
+ * by walkable_height cells (the open space above the highest floor), as in
+ * Recast. Refuses more spans than a 24-bit cell index can address. */
 nm_status nm_chf_build(const nm_heightfield *hf, int walkable_height, int walkable_climb,
                        const nm_alloc *a, nm_chf *chf) {
   size_t nspans;

@@ -24,7 +24,15 @@
 #define DT_UNSET 0xffff
 #define DT_UNDEF (-1)
 #define DT_HULL (-2)
+#define DT_MAP 128                 /* > DT_MAX_VERTS: side of the edge map */
+#define DT_TRI_CAP (DT_MAX_VERTS * 20) /* triangle slots (faces of the worst edge table) */
+#define DT_FLIPS (64 * DT_MAX_VERTS)   /* flip budget of one insertion */
+#define DT_EPS 1e-5f                   /* least doubled area of a new triangle (Recast's) */
 
+/* Scratch of one detail build: per-polygon bounds, the height patch and
+ * its flood queue (sized for the largest polygon), the current polygon's
+ * points, hull and triangles (Recast's limits: 127 vertices, 255
+ * triangles), the triangulation helpers, and the growing output. */
 typedef struct dt_work {
   const nm_alloc *a;
   const nm_chf *chf;
@@ -35,6 +43,7 @@ typedef struct dt_work {
   uint16_t *hp;              /* height patch of the current polygon */
   int hp_cap, hx0, hy0, hw, hh;
   int *queue;                /* (x, y, span) triples for the flood */
+  uint8_t *rborder;          /* [span_count] span touches another region */
   int queue_cap;
   float in[NM_MAX_VERTS_PER_POLY * 3]; /* polygon vertices, local units */
   int nin;
@@ -43,6 +52,13 @@ typedef struct dt_work {
   int hull[DT_MAX_VERTS];
   int nhull;
   nm_ivec tris, edges, samples; /* 4 ints per triangle / edge / sample */
+  int16_t *emap;             /* [DT_MAP * DT_MAP] edge lookup for the triangulation */
+  float *spts;               /* per sample: jittered point (x, y, z) and cached error */
+  int spts_cap;
+  int *tadj;                 /* [DT_TRI_CAP * 3] neighbour triangle per edge, -1 hull */
+  int *tmark, *touched;      /* [DT_TRI_CAP] change stamps and the changed triangles */
+  int ntouched, stamp;
+  int *stack;                /* [DT_FLIPS + 8] edges to check after an insertion */
   float *overts;             /* output, grown as needed */
   int noverts, ovcap;
   uint8_t *otris;
@@ -51,10 +67,12 @@ typedef struct dt_work {
 
 /* ---- stage: height patch ---- */
 
+/* Span across side dir of span s in column (x, y) (chf coordinates). */
 static inline int dt_neighbour(const nm_chf *chf, int x, int y, const nm_cspan *s, int dir) {
   return (int)chf->cells[(x + nm_dir_dx(dir)) + (y + nm_dir_dy(dir)) * chf->width].index + nm_get_con(s, dir);
 }
 
+/* Appends (x, y, span) to the flood queue (capacity: one per patch cell). */
 static inline void dt_push(dt_work *w, int *n, int x, int y, int i) {
   w->queue[*n * 3] = x;
   w->queue[*n * 3 + 1] = y;
@@ -92,7 +110,7 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
   const int bs = chf->border_size;
   int dirs[4] = {0, 1, 2, 3}, j, n = 0, cx = 0, cy = 0, ci, pcx = 0, pcy = 0;
   ci = dt_nearest_span(w, p, npoly, &cx, &cy);
-  if (ci < 0) return 0;
+  if (ci < 0) return 0; /* no span under the polygon at all: heights stay unset */
   for (j = 0; j < npoly; j++) {
     pcx += w->mesh->verts[p[j] * 3];
     pcy += w->mesh->verts[p[j] * 3 + 2];
@@ -107,6 +125,8 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
     n--;
     cx = w->queue[n * 3]; cy = w->queue[n * 3 + 1]; ci = w->queue[n * 3 + 2];
     if (cx == pcx && cy == pcy) break;
+    /* the step towards the centre (along x first) is pushed last so it is
+     * tried first; the others stay on the stack in case it dead-ends */
     direct = cx == pcx ? (pcy > cy ? 1 : 3) : (pcx > cx ? 2 : 0);
     t = dirs[direct]; dirs[direct] = dirs[3]; dirs[3] = t;
     s = &chf->spans[ci];
@@ -120,6 +140,7 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
     }
     t = dirs[direct]; dirs[direct] = dirs[3]; dirs[3] = t;
   }
+  /* the last span reached seeds the flood; the patch becomes heights again */
   memset(w->hp, 0xff, sizeof(uint16_t) * (size_t)(w->hw * w->hh));
   w->hp[(cx - w->hx0) + (cy - w->hy0) * w->hw] = chf->spans[ci].y;
   n = 0;
@@ -132,24 +153,43 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
 static int dt_copy_region(dt_work *w, uint16_t region, int *empty) {
   const nm_chf *chf = w->chf;
   const int bs = chf->border_size;
-  int hx, hy, i, dir, n = 0;
-  for (hy = 0; hy < w->hh; hy++)
+  int hx, hy, i, n = 0;
+  for (hy = 0; hy < w->hh; hy++) {
+    const nm_ccell *row = &chf->cells[w->hx0 + bs + (w->hy0 + hy + bs) * chf->width];
     for (hx = 0; hx < w->hw; hx++) {
-      const int x = w->hx0 + hx + bs, y = w->hy0 + hy + bs;
-      const nm_ccell *c = &chf->cells[x + y * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
-        const nm_cspan *s = &chf->spans[i];
-        int border = 0;
-        if (s->reg != region) continue;
-        w->hp[hx + hy * w->hw] = s->y;
+      const int end = (int)(row[hx].index + row[hx].count);
+      for (i = (int)row[hx].index; i < end; i++) {
+        if (chf->spans[i].reg != region) continue;
+        w->hp[hx + hy * w->hw] = chf->spans[i].y;
         *empty = 0;
-        for (dir = 0; dir < 4 && !border; dir++)
-          border = nm_get_con(s, dir) != NM_NOT_CONNECTED && chf->spans[dt_neighbour(chf, x, y, s, dir)].reg != region;
-        if (border) dt_push(w, &n, x, y, i);
+        if (w->rborder[i]) dt_push(w, &n, w->hx0 + hx + bs, w->hy0 + hy + bs, i);
         break;
       }
     }
+  }
   return n;
+}
+
+/* Flags, once for the whole field, the spans with a connected neighbour in
+ * another region (where the height flood of a polygon starts). */
+static void dt_mark_region_borders(dt_work *w) {
+  const nm_chf *chf = w->chf;
+  const int off[4] = {-1, chf->width, 1, -chf->width}; /* cell offsets of the four sides */
+  const int ncells = chf->width * chf->height;
+  int ci, i, dir;
+  for (ci = 0; ci < ncells; ci++) {
+    const int end = (int)(chf->cells[ci].index + chf->cells[ci].count);
+    for (i = (int)chf->cells[ci].index; i < end; i++) {
+      const uint32_t con = chf->spans[i].con;
+      const uint16_t reg = chf->spans[i].reg;
+      int border = 0;
+      for (dir = 0; dir < 4 && !border; dir++) {
+        const uint32_t c = (con >> (dir * 6)) & 0x3f;
+        border = c != NM_NOT_CONNECTED && chf->spans[chf->cells[ci + off[dir]].index + c].reg != reg;
+      }
+      w->rborder[i] = (uint8_t)border;
+    }
+  }
 }
 
 /* Fills the height patch of polygon pi: its region's heights, then a
@@ -167,8 +207,12 @@ static void dt_height_patch(dt_work *w, int pi) {
   w->hh = w->bounds[pi * 4 + 3] - w->hy0;
   if (w->hw <= 0 || w->hh <= 0) { w->hw = w->hh = 0; return; }
   memset(w->hp, 0xff, sizeof(uint16_t) * (size_t)(w->hw * w->hh));
+  /* region 0: the polygon joins several regions (a removed border vertex),
+   * whose spans may lie on other floors; start from its centre instead */
   if (region != 0) n = dt_copy_region(w, region, &empty);
   if (empty) n = dt_seed_center(w, p, npoly);
+  /* breadth first, so unset cells take the height of the nearest floor
+   * connected to the polygon's own spans (never a floor above or below) */
   while (head < n) {
     const int cx = w->queue[head * 3], cy = w->queue[head * 3 + 1];
     const nm_cspan *s = &chf->spans[w->queue[head * 3 + 2]];
@@ -200,6 +244,9 @@ static int dt_get_height(const dt_work *w, float fx, float fy, float fz) {
   iz = iz - w->hy0 < 0 ? 0 : (iz - w->hy0 > w->hh - 1 ? w->hh - 1 : iz - w->hy0);
   h = w->hp[ix + iz * w->hw];
   if (h != DT_UNSET) return h;
+  /* Spiral (1,0), (1,1), (0,1), (-1,1) ... around the cell; a ring ends
+   * after 8, 16, 24 ... steps, and the search stops at the end of the first
+   * ring that found a height (closest to fy wins within the ring). */
   for (i = 0; i < maxiter; i++) {
     const int nx = ix + x, nz = iz + z;
     if (nx >= 0 && nz >= 0 && nx < w->hw && nz < w->hh && w->hp[nx + nz * w->hw] != DT_UNSET) {
@@ -225,11 +272,13 @@ static int dt_get_height(const dt_work *w, float fx, float fy, float fz) {
 
 /* ---- stage: geometry helpers (X/Z unless said otherwise) ---- */
 
+/* X/Z dot product, and the X/Z cross of p1->p2 and p1->p3 (> 0: p3 left). */
 static inline float dt_dot2(const float *a, const float *b) { return a[0] * b[0] + a[2] * b[2]; }
 static inline float dt_cross2(const float *p1, const float *p2, const float *p3) {
   const float u1 = p2[0] - p1[0], v1 = p2[2] - p1[2], u2 = p3[0] - p1[0], v2 = p3[2] - p1[2];
   return u1 * v2 - v1 * u2;
 }
+/* Squared X/Z distance from pt to segment pq. */
 static inline float dt_dist_seg2(const float *pt, const float *p, const float *q) {
   float t;
   return nm_dist_pt_seg_sqr2d(pt, p, q, &t);
@@ -249,7 +298,9 @@ static float dt_dist_seg3(const float *pt, const float *p, const float *q) {
   return dx * dx + dy * dy + dz * dz;
 }
 
-/* Squared distance to the nearest edge, negative inside the polygon. */
+/* Squared distance to the nearest edge, negative inside the polygon (the
+ * caller compares it with -sample_dist / 2 as Recast does, squared against
+ * unsquared, which keeps grid samples a little farther from the edges). */
 static float dt_dist_poly(const float *verts, int n, const float *p) {
   float dmin = FLT_MAX;
   int i, j, inside = 0;
@@ -268,6 +319,8 @@ static float dt_dist_tri(const float *p, const float *a, const float *b, const f
   nm_vsub(v0, c, a);
   nm_vsub(v1, b, a);
   nm_vsub(v2, p, a);
+  /* barycentric (u, v) along ac and ab; 1e-4 of slack keeps points on an
+   * edge inside both triangles */
   d00 = dt_dot2(v0, v0); d01 = dt_dot2(v0, v1); d02 = dt_dot2(v0, v2);
   d11 = dt_dot2(v1, v1); d12 = dt_dot2(v1, v2);
   inv = 1.0f / (d00 * d11 - d01 * d01);
@@ -320,6 +373,7 @@ static void dt_tess_edge(dt_work *w, int j, int i) {
     swapped = 1;
   }
   dx = vi[0] - vj[0]; dy = vi[1] - vj[1]; dz = vi[2] - vj[2];
+  /* nn segments, limited by the per-edge and per-polygon vertex budgets */
   nn = 1 + (int)floorf(sqrtf(dx * dx + dz * dz) / w->sample_dist);
   if (nn >= DT_MAX_EDGE_VERTS) nn = DT_MAX_EDGE_VERTS - 1;
   if (w->nverts + nn >= DT_MAX_VERTS) nn = DT_MAX_VERTS - 1 - w->nverts;
@@ -332,6 +386,8 @@ static void dt_tess_edge(dt_work *w, int j, int i) {
     pos[2] = vj[2] + dz * u;
     pos[1] = (float)dt_get_height(w, pos[0], pos[1], pos[2]) * w->chf->ch;
   }
+  /* keep the end points, then split at the worst sample (3-D distance to
+   * the kept segment) until all are within max_error */
   idx[0] = 0;
   idx[1] = nn;
   for (k = 0; k < nidx - 1;) {
@@ -350,6 +406,7 @@ static void dt_tess_edge(dt_work *w, int j, int i) {
       k++;
     }
   }
+  /* the hull runs j -> i: reverse the samples of a swapped edge */
   w->hull[w->nhull++] = j;
   for (k = 1; k < nidx - 1; k++) {
     nm_vcopy(&w->verts[w->nverts * 3], &edge[idx[swapped ? nidx - 1 - k : k] * 3]);
@@ -366,7 +423,7 @@ static void dt_triangulate_hull(dt_work *w) {
   int i, start = 0, left = 1, right = nh - 1;
   float dmin = FLT_MAX;
   w->tris.n = 0;
-  for (i = 0; i < nh; i++) {
+  for (i = 0; i < nh; i++) { /* only corners of the polygon make real ears */
     const int pi = i > 0 ? i - 1 : nh - 1, ni = i + 1 < nh ? i + 1 : 0;
     const float *pv = &v[hull[pi] * 3], *cv = &v[hull[i] * 3], *nv = &v[hull[ni] * 3];
     float d;
@@ -396,21 +453,19 @@ static void dt_triangulate_hull(dt_work *w) {
 
 /* ---- stage: Delaunay triangulation of hull and samples ---- */
 
-/* Edge records: (s, t, left face, right face); faces DT_UNDEF or DT_HULL. */
-static int dt_find_edge(const nm_ivec *e, int s, int t) {
-  int i;
-  for (i = 0; i < e->n; i += 4)
-    if ((e->v[i] == s && e->v[i + 1] == t) || (e->v[i] == t && e->v[i + 1] == s)) return i / 4;
-  return DT_UNDEF;
-}
+/* Edge records: (s, t, left face, right face); faces DT_UNDEF or DT_HULL.
+ * emap[s * DT_MAP + t] holds the record index + 1 of edge s-t (both ways). */
+static inline int dt_find_edge(const dt_work *w, int s, int t) { return w->emap[s * DT_MAP + t] - 1; }
 
 /* Adds edge s-t unless it exists or the (preallocated) table is full. */
-static void dt_add_edge(nm_ivec *e, int maxe, int s, int t, int l, int r) {
+static void dt_add_edge(dt_work *w, int maxe, int s, int t, int l, int r) {
+  nm_ivec *e = &w->edges;
   int *d;
-  if (e->n / 4 >= maxe || dt_find_edge(e, s, t) != DT_UNDEF) return;
+  if (e->n / 4 >= maxe || dt_find_edge(w, s, t) != DT_UNDEF) return;
   d = &e->v[e->n];
   d[0] = s; d[1] = t; d[2] = l; d[3] = r;
   e->n += 4;
+  w->emap[s * DT_MAP + t] = w->emap[t * DT_MAP + s] = (int16_t)(e->n / 4);
 }
 
 /* Sets face f on the side of edge e that lies left of s->t, if unset. */
@@ -469,12 +524,15 @@ static int dt_best_point(const dt_work *w, int s, int t) {
   int u, pt = w->nverts;
   for (u = 0; u < w->nverts; u++) {
     float d;
-    if (u == s || u == t || !(dt_cross2(&v[s * 3], &v[t * 3], &v[u * 3]) > 1e-5f)) continue;
+    if (u == s || u == t || !(dt_cross2(&v[s * 3], &v[t * 3], &v[u * 3]) > DT_EPS)) continue;
     if (r < 0) {
       pt = u;
       r = dt_circle(&v[s * 3], &v[t * 3], &v[u * 3], c);
       continue;
     }
+    /* outside the circle (0.1% tolerance): keep; well inside: take u;
+     * on the circle: take u only if its edges cross nothing (a cocircular
+     * point must not produce overlapping triangles) */
     d = nm_vdist2d(c, &v[u * 3]);
     if (d > r * (1 + 0.001f)) continue;
     if (!(d < r * (1 - 0.001f)) && (dt_overlaps(w, s, u) || dt_overlaps(w, t, u))) continue;
@@ -493,16 +551,17 @@ static void dt_complete_facet(dt_work *w, int ei, int *nfaces, int maxe) {
   else if (e[3] == DT_UNDEF) { s = e[1]; t = e[0]; }
   else return;
   pt = dt_best_point(w, s, t);
-  if (pt >= w->nverts) {
+  if (pt >= w->nverts) { /* nothing on that side: the edge is on the hull */
     dt_update_left(e, s, t, DT_HULL);
     return;
   }
+  /* new face (s, t, pt): its other two edges are added or told about it */
   dt_update_left(e, s, t, *nfaces);
-  k = dt_find_edge(&w->edges, pt, s);
-  if (k == DT_UNDEF) dt_add_edge(&w->edges, maxe, pt, s, *nfaces, DT_UNDEF);
+  k = dt_find_edge(w, pt, s);
+  if (k == DT_UNDEF) dt_add_edge(w, maxe, pt, s, *nfaces, DT_UNDEF);
   else dt_update_left(&w->edges.v[k * 4], pt, s, *nfaces);
-  k = dt_find_edge(&w->edges, t, pt);
-  if (k == DT_UNDEF) dt_add_edge(&w->edges, maxe, t, pt, *nfaces, DT_UNDEF);
+  k = dt_find_edge(w, t, pt);
+  if (k == DT_UNDEF) dt_add_edge(w, maxe, t, pt, *nfaces, DT_UNDEF);
   else dt_update_left(&w->edges.v[k * 4], t, pt, *nfaces);
   (*nfaces)++;
 }
@@ -510,6 +569,9 @@ static void dt_complete_facet(dt_work *w, int ei, int *nfaces, int maxe) {
 /* Turns the edge table into triangles and drops faces left incomplete. */
 static void dt_faces_to_tris(dt_work *w, int nfaces) {
   int i, *tr = w->tris.v;
+  /* Each edge knows the faces on its two sides; the first edge seen of a
+   * face gives two corners in the face's winding, a later edge that starts
+   * or ends at one of them gives the third. */
   for (i = 0; i < nfaces * 4; i++) tr[i] = -1;
   for (i = 0; i < w->edges.n; i += 4) {
     const int *e = &w->edges.v[i];
@@ -527,6 +589,7 @@ static void dt_faces_to_tris(dt_work *w, int nfaces) {
     }
   }
   w->tris.n = nfaces * 4;
+  /* a face left without a third corner (a failed facet) is dropped */
   for (i = 0; i < w->tris.n; i += 4) {
     int *t = &tr[i];
     if (t[0] != -1 && t[1] != -1 && t[2] != -1) {
@@ -545,26 +608,49 @@ static void dt_delaunay(dt_work *w) {
   const int maxe = w->nverts * 10;
   int i, j, cur, nfaces = 0;
   w->edges.n = 0;
+  /* hull edges have the outside on their left; each open side of an edge
+   * gets the triangle with the best point, which adds up to two new edges
+   * to complete later */
   for (i = 0, j = w->nhull - 1; i < w->nhull; j = i++)
-    dt_add_edge(&w->edges, maxe, w->hull[j], w->hull[i], DT_HULL, DT_UNDEF);
+    dt_add_edge(w, maxe, w->hull[j], w->hull[i], DT_HULL, DT_UNDEF);
   for (cur = 0; cur < w->edges.n / 4; cur++) {
     if (w->edges.v[cur * 4 + 2] == DT_UNDEF) dt_complete_facet(w, cur, &nfaces, maxe);
     if (w->edges.v[cur * 4 + 3] == DT_UNDEF) dt_complete_facet(w, cur, &nfaces, maxe);
   }
   dt_faces_to_tris(w, nfaces);
+  /* leave the edge map empty for the next triangulation */
+  for (i = 0; i < w->edges.n; i += 4)
+    w->emap[w->edges.v[i] * DT_MAP + w->edges.v[i + 1]] = w->emap[w->edges.v[i + 1] * DT_MAP + w->edges.v[i]] = 0;
+}
+
+/* Grows an output array to hold need elements of size esz. */
+static nm_status dt_grow(const nm_alloc *a, void **p, int *cap, int need, size_t esz) {
+  int ncap;
+  void *np;
+  if (need <= *cap) return NM_OK;
+  ncap = nm_maxi(need, *cap + *cap / 2 + 256);
+  np = nm_realloc(a, *p, esz * (size_t)*cap, esz * (size_t)ncap);
+  if (!np) return NM_ERR_NOMEM;
+  *p = np;
+  *cap = ncap;
+  return NM_OK;
 }
 
 /* ---- stage: interior samples ---- */
 
+/* Recast's fixed jitter in [-1, 1] of sample i: breaks up the grid's
+ * cocircular points (it moves samples by up to 0.1 cell). */
 static float dt_jitter(int i, uint32_t k) { return ((float)(((uint32_t)i * k) & 0xffff) / 65535.0f * 2.0f) - 1.0f; }
 
 /* Grid points every sample_dist inside the polygon (away from its edges),
- * with their patch height: (x, y, z, added) in grid / cell units. */
+ * with their patch height: (x, y, z, state) in grid / cell units, and the
+ * jittered point each is measured at. State bit 1: added, bit 2: its
+ * cached error is stale. */
 static nm_status dt_grid_samples(dt_work *w, const float *bmin, const float *bmax) {
   const float sd = w->sample_dist;
   const int x0 = (int)floorf(bmin[0] / sd), x1 = (int)ceilf(bmax[0] / sd);
   const int z0 = (int)floorf(bmin[2] / sd), z1 = (int)ceilf(bmax[2] / sd);
-  int x, z;
+  int x, z, i;
   w->samples.n = 0;
   for (z = z0; z < z1; z++)
     for (x = x0; x < x1; x++) {
@@ -573,43 +659,263 @@ static nm_status dt_grid_samples(dt_work *w, const float *bmin, const float *bma
       pt[1] = (bmax[1] + bmin[1]) * 0.5f;
       pt[2] = (float)z * sd;
       if (dt_dist_poly(w->in, w->nin, pt) > -sd / 2) continue;
-      if (nm_ivec_push4(w->a, &w->samples, x, dt_get_height(w, pt[0], pt[1], pt[2]), z, 0) != NM_OK)
+      if (nm_ivec_push4(w->a, &w->samples, x, dt_get_height(w, pt[0], pt[1], pt[2]), z, 2) != NM_OK)
         return NM_ERR_NOMEM;
     }
+  /* the measuring points are fixed per sample: compute them once */
+  if (dt_grow(w->a, (void **)&w->spts, &w->spts_cap, w->samples.n, sizeof(float)) != NM_OK) return NM_ERR_NOMEM;
+  for (i = 0; i < w->samples.n / 4; i++) {
+    const int *sm = &w->samples.v[i * 4];
+    float *p = &w->spts[i * 4];
+    p[0] = (float)sm[0] * sd + dt_jitter(i, 0x8da6b343u) * w->chf->cs * 0.1f;
+    p[1] = (float)sm[1] * w->chf->ch;
+    p[2] = (float)sm[2] * sd + dt_jitter(i, 0xd8163841u) * w->chf->cs * 0.1f;
+    p[3] = -1;
+  }
   return NM_OK;
 }
 
+/* After an insertion: measures the samples lying over changed triangle t
+ * against it. Every sample in the changed area lies over some changed
+ * triangle, and its error becomes the least such distance; samples outside
+ * it keep their triangles and errors. The sample state's bits from 2 up
+ * hold the insertion stamp of its last re-measure. */
+static void dt_remeasure(dt_work *w, const int *t, float m) {
+  const float *a = &w->verts[t[0] * 3], *b = &w->verts[t[1] * 3], *c = &w->verts[t[2] * 3];
+  const float x0 = nm_minf(a[0], nm_minf(b[0], c[0])) - m, x1 = nm_maxf(a[0], nm_maxf(b[0], c[0])) + m;
+  const float z0 = nm_minf(a[2], nm_minf(b[2], c[2])) - m, z1 = nm_maxf(a[2], nm_maxf(b[2], c[2])) + m;
+  int i;
+  for (i = 0; i < w->samples.n / 4; i++) {
+    int *st = &w->samples.v[i * 4 + 3];
+    float *p = &w->spts[i * 4], d;
+    if ((*st & 1) || p[0] < x0 || p[0] > x1 || p[2] < z0 || p[2] > z1) continue;
+    d = dt_dist_tri(p, a, b, c);
+    if (d == FLT_MAX) continue;
+    if ((*st >> 2) != w->stamp) {
+      *st = w->stamp << 2;
+      p[3] = d;
+    } else if (d < p[3]) {
+      p[3] = d;
+    }
+  }
+}
+
+/* Every sample's error must be measured again (new triangulation). */
+static void dt_stale_all(dt_work *w) {
+  int i;
+  for (i = 0; i < w->samples.n / 4; i++) w->samples.v[i * 4 + 3] |= 2;
+}
+
+/* ---- stage: incremental insertion (Lawson flips) ---- */
+
+/* Neighbour slots: adj[t * 3 + k] is the triangle across edge k (vertex k
+ * to k+1) of triangle t, or -1 on the hull. Built from the current
+ * triangles; returns 0 when they do not form one complete triangulation of
+ * the hull and its interior points (then insertion is not used). */
+static int dt_build_adjacency(dt_work *w) {
+  const int nt = w->tris.n / 4, ni = w->nverts - w->nhull;
+  /* Euler: h hull and i interior points make 2i + h - 2 triangles; the
+   * directed-edge map must see each directed edge once */
+  int t, k, ok = nt == 2 * ni + w->nhull - 2;
+  for (t = 0; t < nt && ok; t++)
+    for (k = 0; k < 3; k++) {
+      const int a = w->tris.v[t * 4 + k], b = w->tris.v[t * 4 + (k + 1) % 3];
+      if (w->emap[a * DT_MAP + b]) ok = 0;
+      w->emap[a * DT_MAP + b] = (int16_t)(t * 3 + k + 1);
+    }
+  for (t = 0; t < nt && ok; t++)
+    for (k = 0; k < 3; k++) {
+      const int a = w->tris.v[t * 4 + k], b = w->tris.v[t * 4 + (k + 1) % 3];
+      w->tadj[t * 3 + k] = w->emap[b * DT_MAP + a] ? (w->emap[b * DT_MAP + a] - 1) / 3 : -1;
+    }
+  for (t = 0; t < nt; t++)
+    for (k = 0; k < 3; k++) w->emap[w->tris.v[t * 4 + k] * DT_MAP + w->tris.v[t * 4 + (k + 1) % 3]] = 0;
+  return ok;
+}
+
+/* X/Z orientation of vertices a, b, c (twice the signed area). */
+static inline float dt_orient(const dt_work *w, int a, int b, int c) {
+  return dt_cross2(&w->verts[a * 3], &w->verts[b * 3], &w->verts[c * 3]);
+}
+
+/* Sets triangle t to (a, b, p) with neighbours across ab, bp, pa, and notes
+ * it as changed. */
+static void dt_tri_set(dt_work *w, int t, int a, int b, int p, int nab, int nbp, int npa) {
+  int *v = &w->tris.v[t * 4];
+  v[0] = a; v[1] = b; v[2] = p; v[3] = 0;
+  w->tadj[t * 3] = nab;
+  w->tadj[t * 3 + 1] = nbp;
+  w->tadj[t * 3 + 2] = npa;
+  if (w->tmark[t] != w->stamp) {
+    w->tmark[t] = w->stamp;
+    w->touched[w->ntouched++] = t;
+  }
+}
+
+/* In triangle t (if any) the neighbour pointer from -> to. */
+static void dt_adj_swap(dt_work *w, int t, int from, int to) {
+  int k;
+  if (t < 0) return;
+  for (k = 0; k < 3; k++)
+    if (w->tadj[t * 3 + k] == from) w->tadj[t * 3 + k] = to;
+}
+
+/* Vertex slot of v in triangle t (0..2). */
+static int dt_slot(const dt_work *w, int t, int v) {
+  return w->tris.v[t * 4] == v ? 0 : (w->tris.v[t * 4 + 1] == v ? 1 : 2);
+}
+
+/* Restores the Delaunay condition around the new point: for each queued
+ * triangle (a, b, p), flips edge ab when the vertex across it lies inside
+ * the circumcircle of a, b, p by more than Recast's 0.1% tolerance. */
+static void dt_legalize(dt_work *w, int n) {
+  int *stack = w->stack, guard = DT_FLIPS;
+  while (n > 0 && guard-- > 0) {
+    const int t = stack[--n];
+    const int a = w->tris.v[t * 4], b = w->tris.v[t * 4 + 1], p = w->tris.v[t * 4 + 2];
+    const int nb = w->tadj[t * 3], nbp = w->tadj[t * 3 + 1], npa = w->tadj[t * 3 + 2];
+    float c[3], r, o;
+    int k, d, nad, ndb;
+    if (nb < 0) continue; /* hull edges stay */
+    k = dt_slot(w, nb, a); /* nb = (b, a, d) rotated: a at k, d at k+1, b at k+2 */
+    d = w->tris.v[nb * 4 + (k + 1) % 3];
+    nad = w->tadj[nb * 3 + k];
+    ndb = w->tadj[nb * 3 + (k + 1) % 3];
+    r = dt_circle(&w->verts[a * 3], &w->verts[b * 3], &w->verts[p * 3], c);
+    if (!(nm_vdist2d(c, &w->verts[d * 3]) < r * (1 - 0.001f))) continue;
+    /* flip only into two proper triangles (no slivers under Recast's EPS) */
+    o = dt_orient(w, a, b, p) > 0 ? 1.0f : -1.0f;
+    if (!(dt_orient(w, a, d, p) * o > DT_EPS) || !(dt_orient(w, d, b, p) * o > DT_EPS)) continue;
+    /* ab becomes dp: (a, d, p) and (d, b, p), both with p last again */
+    dt_tri_set(w, t, a, d, p, nad, nb, npa);
+    dt_tri_set(w, nb, d, b, p, ndb, nbp, t);
+    dt_adj_swap(w, nad, nb, t);
+    dt_adj_swap(w, nbp, t, nb);
+    stack[n++] = t;
+    stack[n++] = nb;
+  }
+}
+
+/* Finds the triangle holding point v (*edge: -1 inside, or the edge slot
+ * it lies on or next to, so that no new triangle becomes a sliver); -1
+ * when none does. */
+static int dt_locate(const dt_work *w, int v, int *edge) {
+  int t, k;
+  for (t = 0; t < w->tris.n / 4; t++) { /* a linear scan: a polygon has < 255 triangles */
+    const int *tv = &w->tris.v[t * 4];
+    const float o = dt_orient(w, tv[0], tv[1], tv[2]);
+    int on = -1, in = 1;
+    for (k = 0; k < 3 && in; k++) {
+      const int a = tv[k], b = tv[(k + 1) % 3];
+      const float e = dt_orient(w, a, b, v) * (o > 0 ? 1.0f : -1.0f);
+      if (e > DT_EPS) continue;
+      if (e >= -DT_EPS && on < 0) on = k;
+      else in = 0;
+    }
+    if (in) {
+      *edge = on;
+      return t;
+    }
+  }
+  return -1;
+}
+
+/* Splits the triangle pair across edge ab of t (a, b, c) at v, which lies
+ * on that edge: (b, c, v) and (c, a, v) here, (a, d, v) and (d, b, v) in
+ * the neighbour nab. New triangles take slots t1, t2. */
+static void dt_split_edge(dt_work *w, int t, int t1, int t2, int edge, int v) {
+  const int *tv = &w->tris.v[t * 4];
+  const int a = tv[edge], b = tv[(edge + 1) % 3], c = tv[(edge + 2) % 3];
+  const int nab = w->tadj[t * 3 + edge], nbc = w->tadj[t * 3 + (edge + 1) % 3], nca = w->tadj[t * 3 + (edge + 2) % 3];
+  const int k = dt_slot(w, nab, a), d = w->tris.v[nab * 4 + (k + 1) % 3];
+  const int nad = w->tadj[nab * 3 + k], ndb = w->tadj[nab * 3 + (k + 1) % 3];
+  dt_tri_set(w, t, b, c, v, nbc, t1, t2);
+  dt_tri_set(w, t1, c, a, v, nca, nab, t);
+  dt_tri_set(w, nab, a, d, v, nad, t2, t1);
+  dt_tri_set(w, t2, d, b, v, ndb, t, nab);
+  dt_adj_swap(w, nca, t, t1);
+  dt_adj_swap(w, ndb, nab, t2);
+  w->stack[0] = t; w->stack[1] = t1; w->stack[2] = nab; w->stack[3] = t2;
+}
+
+/* Splits triangle t (a, b, c) at interior point v into (a, b, v) here and
+ * (b, c, v), (c, a, v) in slots t1, t2. */
+static void dt_split_tri(dt_work *w, int t, int t1, int t2, int v) {
+  const int *tv = &w->tris.v[t * 4];
+  const int a = tv[0], b = tv[1], c = tv[2];
+  const int nab = w->tadj[t * 3], nbc = w->tadj[t * 3 + 1], nca = w->tadj[t * 3 + 2];
+  dt_tri_set(w, t, a, b, v, nab, t1, t2);
+  dt_tri_set(w, t1, b, c, v, nbc, t2, t);
+  dt_tri_set(w, t2, c, a, v, nca, t, t1);
+  dt_adj_swap(w, nbc, t, t1);
+  dt_adj_swap(w, nca, t, t2);
+  w->stack[0] = t; w->stack[1] = t1; w->stack[2] = t2;
+}
+
+/* Inserts vertex v into the triangulation and flips back to Delaunay;
+ * samples over changed triangles become stale. Returns 0 (changing
+ * nothing) when v lies in no triangle, on a hull edge or on a vertex. */
+static int dt_insert(dt_work *w, int v, float margin) {
+  int edge, i;
+  const int t = dt_locate(w, v, &edge), t1 = w->tris.n / 4, t2 = t1 + 1;
+  if (t < 0 || (edge >= 0 && w->tadj[t * 3 + edge] < 0) || t2 >= DT_TRI_CAP) return 0;
+  w->stamp++; /* a new set of changed triangles */
+  w->ntouched = 0;
+  w->tris.n += 8;
+  if (edge >= 0) dt_split_edge(w, t, t1, t2, edge, v);
+  else dt_split_tri(w, t, t1, t2, v);
+  dt_legalize(w, edge >= 0 ? 4 : 3);
+  for (i = 0; i < w->ntouched; i++) dt_remeasure(w, &w->tris.v[w->touched[i] * 4], margin);
+  return 1;
+}
+
+/* The not yet added sample farthest (vertically) from the triangulation,
+ * or -1; *bestd gets its error. */
+static int dt_worst_sample(dt_work *w, float *bestd) {
+  const int ns = w->samples.n / 4;
+  int i, besti = -1;
+  *bestd = 0;
+  for (i = 0; i < ns; i++) {
+    int *st = &w->samples.v[i * 4 + 3];
+    float *p = &w->spts[i * 4];
+    if (*st & 1) continue;
+    if (*st & 2) { /* stale: measure against the whole triangulation */
+      p[3] = dt_dist_mesh(w, p);
+      *st &= ~2;
+    }
+    if (p[3] > *bestd) { *bestd = p[3]; besti = i; }
+  }
+  return besti;
+}
+
 /* Adds the sample farthest from the current triangulation while that error
- * exceeds sample_max_error, re-triangulating after each. */
+ * exceeds sample_max_error. The first one triangulates hull and point
+ * afresh (Recast's gift wrapping); later ones are inserted with flips,
+ * which gives the same Delaunay triangulation without rebuilding it. */
 static nm_status dt_add_samples(dt_work *w) {
-  float bmin[3], bmax[3];
-  int i, iter, ns;
+  float bmin[3], bmax[3], margin;
+  int i, iter, ns, incremental = 0;
   nm_vcopy(bmin, w->in);
   nm_vcopy(bmax, w->in);
   for (i = 1; i < w->nin; i++) {
     nm_vmin(bmin, &w->in[i * 3]);
     nm_vmax(bmax, &w->in[i * 3]);
   }
+  /* slack around changed triangles, above the barycentric test's 1e-4 */
+  margin = 1e-3f * nm_maxf(bmax[0] - bmin[0], bmax[2] - bmin[2]) + 1e-4f;
   if (dt_grid_samples(w, bmin, bmax) != NM_OK) return NM_ERR_NOMEM;
   ns = w->samples.n / 4;
   for (iter = 0; iter < ns && w->nverts < DT_MAX_VERTS; iter++) {
-    float best[3] = {0, 0, 0}, bestd = 0;
-    int besti = -1;
-    for (i = 0; i < ns; i++) {
-      const int *s = &w->samples.v[i * 4];
-      float pt[3], d;
-      if (s[3]) continue;
-      pt[0] = (float)s[0] * w->sample_dist + dt_jitter(i, 0x8da6b343u) * w->chf->cs * 0.1f;
-      pt[1] = (float)s[1] * w->chf->ch;
-      pt[2] = (float)s[2] * w->sample_dist + dt_jitter(i, 0xd8163841u) * w->chf->cs * 0.1f;
-      d = dt_dist_mesh(w, pt);
-      if (d > bestd) { bestd = d; besti = i; nm_vcopy(best, pt); }
-    }
+    float bestd;
+    const int besti = dt_worst_sample(w, &bestd);
     if (bestd <= w->max_error || besti == -1) break;
-    w->samples.v[besti * 4 + 3] = 1;
-    nm_vcopy(&w->verts[w->nverts * 3], best);
+    w->samples.v[besti * 4 + 3] |= 1;
+    nm_vcopy(&w->verts[w->nverts * 3], &w->spts[besti * 4]);
     w->nverts++;
+    if (incremental && dt_insert(w, w->nverts - 1, margin)) continue;
     dt_delaunay(w);
+    dt_stale_all(w);
+    incremental = dt_build_adjacency(w);
   }
   return NM_OK;
 }
@@ -625,6 +931,8 @@ static nm_status dt_build_poly(dt_work *w) {
   w->nhull = 0;
   w->tris.n = 0;
   min_extent = dt_min_extent(w->verts, w->nverts);
+  /* the outline first (its samples are shared with the neighbours), then
+   * interior samples unless the polygon is a sliver */
   if (w->sample_dist > 0)
     for (i = 0, j = w->nin - 1; i < w->nin; j = i++) dt_tess_edge(w, j, i);
   else
@@ -653,19 +961,6 @@ static int dt_tri_flags(const dt_work *w, const int *t) {
   return flags;
 }
 
-/* Grows an output array to hold need elements of size esz. */
-static nm_status dt_grow(const nm_alloc *a, void **p, int *cap, int need, size_t esz) {
-  int ncap;
-  void *np;
-  if (need <= *cap) return NM_OK;
-  ncap = nm_maxi(need, *cap + *cap / 2 + 256);
-  np = nm_realloc(a, *p, esz * (size_t)*cap, esz * (size_t)ncap);
-  if (!np) return NM_ERR_NOMEM;
-  *p = np;
-  *cap = ncap;
-  return NM_OK;
-}
-
 /* Appends the polygon's detail vertices (world units) and triangles. */
 static nm_status dt_store(dt_work *w, uint32_t *meshrec) {
   const float *orig = w->mesh->bmin;
@@ -681,11 +976,11 @@ static nm_status dt_store(dt_work *w, uint32_t *meshrec) {
   for (j = 0; j < w->nverts; j++) {
     float *d = &w->overts[(w->noverts + j) * 3];
     d[0] = w->verts[j * 3] + orig[0];
-    d[1] = w->verts[j * 3 + 1] + orig[1] + w->chf->ch;
+    d[1] = w->verts[j * 3 + 1] + orig[1] + w->chf->ch; /* one cell up, as Recast */
     d[2] = w->verts[j * 3 + 2] + orig[2];
   }
   w->noverts += w->nverts;
-  for (j = 0; j < ntris; j++) {
+  for (j = 0; j < ntris; j++) { /* indices are local to the polygon (< 127) */
     const int *t = &w->tris.v[j * 4];
     uint8_t *d = &w->otris[(w->notris + j) * 4];
     d[0] = (uint8_t)t[0];
@@ -737,6 +1032,7 @@ static int dt_mesh_fits(const nm_polymesh *m, const nm_chf *chf) {
   return 1;
 }
 
+/* Allocates the scratch; sizes come from the largest polygon patch. */
 static nm_status dt_work_init(dt_work *w) {
   int cells;
   w->bounds = (int *)nm_malloc(w->a, sizeof(int) * 4 * (size_t)w->mesh->npolys);
@@ -744,22 +1040,35 @@ static nm_status dt_work_init(dt_work *w) {
   dt_bounds(w, &cells);
   w->hp_cap = cells;
   w->queue_cap = (cells + 1) * 3;
+  w->rborder = (uint8_t *)nm_malloc(w->a, (size_t)w->chf->span_count + 1);
   w->hp = (uint16_t *)nm_malloc(w->a, sizeof(uint16_t) * (size_t)(cells + 1));
   w->queue = (int *)nm_malloc(w->a, sizeof(int) * (size_t)w->queue_cap);
-  if (!w->hp || !w->queue) return NM_ERR_NOMEM;
-  if (nm_ivec_reserve(w->a, &w->tris, DT_MAX_VERTS * 20 * 4) != NM_OK ||
+  if (!w->hp || !w->queue || !w->rborder) return NM_ERR_NOMEM;
+  dt_mark_region_borders(w);
+  if (nm_ivec_reserve(w->a, &w->tris, DT_TRI_CAP * 4) != NM_OK ||
       nm_ivec_reserve(w->a, &w->edges, DT_MAX_VERTS * 10 * 4) != NM_OK)
     return NM_ERR_NOMEM;
+  w->emap = (int16_t *)nm_calloc(w->a, sizeof(int16_t) * DT_MAP * DT_MAP);
+  w->tadj = (int *)nm_calloc(w->a, sizeof(int) * (DT_TRI_CAP * 6 + DT_FLIPS + 8));
+  if (!w->emap || !w->tadj) return NM_ERR_NOMEM;
+  w->tmark = w->tadj + DT_TRI_CAP * 3;
+  w->touched = w->tmark + DT_TRI_CAP;
+  w->stack = w->touched + DT_TRI_CAP;
   return NM_OK;
 }
 
+/* Frees whatever the work still owns (exact sizes from its counters). */
 static void dt_work_free(dt_work *w) {
   nm_free(w->a, w->bounds, sizeof(int) * 4 * (size_t)w->mesh->npolys);
   nm_free(w->a, w->hp, sizeof(uint16_t) * (size_t)(w->hp_cap + 1));
   nm_free(w->a, w->queue, sizeof(int) * (size_t)w->queue_cap);
+  nm_free(w->a, w->rborder, (size_t)w->chf->span_count + 1);
   nm_ivec_free(w->a, &w->tris);
   nm_ivec_free(w->a, &w->edges);
   nm_ivec_free(w->a, &w->samples);
+  nm_free(w->a, w->emap, sizeof(int16_t) * DT_MAP * DT_MAP);
+  nm_free(w->a, w->tadj, sizeof(int) * (DT_TRI_CAP * 6 + DT_FLIPS + 8));
+  nm_free(w->a, w->spts, sizeof(float) * (size_t)w->spts_cap);
   nm_free(w->a, w->overts, sizeof(float) * 3 * (size_t)w->ovcap);
   nm_free(w->a, w->otris, 4 * (size_t)w->otcap);
 }
@@ -779,6 +1088,7 @@ static nm_status dt_build_all(dt_work *w, uint32_t *meshes) {
       w->nin++;
     }
     dt_height_patch(w, i);
+    /* a polygon without a patch keeps just its corners (and no triangles) */
     if (w->nin < 3 || w->hw == 0) {
       w->nverts = w->nin;
       memcpy(w->verts, w->in, sizeof(float) * 3 * (size_t)w->nin);
@@ -792,7 +1102,8 @@ static nm_status dt_build_all(dt_work *w, uint32_t *meshes) {
   return NM_OK;
 }
 
-/* Trims the output arrays to their exact sizes and hands them over. */
+/* Trims the output arrays to their exact sizes and hands them over (the
+ * detail mesh frees them with its counts). */
 static nm_status dt_finish(dt_work *w, nm_polymesh_detail *d) {
   if (w->noverts < w->ovcap) {
     void *p = w->noverts ? nm_realloc(w->a, w->overts, sizeof(float) * 3 * (size_t)w->ovcap,
@@ -819,6 +1130,9 @@ static nm_status dt_finish(dt_work *w, nm_polymesh_detail *d) {
   return NM_OK;
 }
 
+/* See nm_build.h. sample_dist [Units: wu] (0: no samples), sample_max_error
+ * [Units: wu]. The chf must be the one the mesh was built from
+ * (NM_ERR_PARAM when the mesh does not fit it). */
 nm_status nm_detail_build(const nm_polymesh *mesh, const nm_chf *chf, float sample_dist, float sample_max_error,
                           const nm_alloc *a, nm_polymesh_detail *dmesh) {
   dt_work w;
@@ -853,6 +1167,7 @@ nm_status nm_detail_build(const nm_polymesh *mesh, const nm_chf *chf, float samp
   return NM_OK;
 }
 
+/* Frees the detail arrays; the struct may be reused. */
 void nm_detail_free(nm_polymesh_detail *dmesh) {
   if (!dmesh) return;
   nm_free(&dmesh->a, dmesh->meshes, sizeof(uint32_t) * 4 * (size_t)dmesh->nmeshes);

@@ -21,6 +21,9 @@ static int span_ceiling(const nm_span *s) {
 
 /* ---- stage: low-hanging obstacles ---- */
 
+/* Per column from the bottom: an unwalkable span directly above a walkable
+ * one becomes walkable when its top is within walkable_climb of the
+ * walkable span's top. */
 void nm_hf_filter_low_hanging(nm_heightfield *hf, int walkable_climb) {
   const int n = hf->width * hf->height;
   int c;
@@ -86,6 +89,8 @@ static int ledge_is_ledge(const nm_heightfield *hf, const nm_span *s, int x, int
   return hi - lo > walkable_climb; /* too steep between reachable neighbours */
 }
 
+/* Marks ledge spans unwalkable. Decisions read only solid span extents,
+ * never areas, so marking in place does not change later decisions. */
 void nm_hf_filter_ledges(nm_heightfield *hf, int walkable_height, int walkable_climb) {
   int x, z;
   for (z = 0; z < hf->height; z++)
@@ -100,6 +105,8 @@ void nm_hf_filter_ledges(nm_heightfield *hf, int walkable_height, int walkable_c
 
 /* ---- stage: low height ---- */
 
+/* A walkable span needs at least walkable_height cells of free space up to
+ * the next span (the top span of a column has unlimited room). */
 void nm_hf_filter_low_height(nm_heightfield *hf, int walkable_height) {
   const int n = hf->width * hf->height;
   int c;

@@ -15,6 +15,19 @@ static inline int nm_chf_nei(const nm_chf *chf, int x, int z, int i, int dir) {
   return (int)chf->cells[(x + nm_dir_dx(dir)) + (z + nm_dir_dy(dir)) * chf->width].index + con;
 }
 
+/* Offset between column c and its neighbour column in direction dir. */
+static inline int nm_chf_col_step(const nm_chf *chf, int dir) {
+  return (dir & 1) ? chf->width * (2 - dir) : dir - 1; /* -1, +w, +1, -w */
+}
+
+/* nm_chf_nei for a span in column index c (x + z * width); cheaper in the
+ * sweeps that walk columns in order. */
+static inline int nm_chf_nei_c(const nm_chf *chf, int c, int i, int dir) {
+  const int con = nm_get_con(&chf->spans[i], dir);
+  if (con == NM_NOT_CONNECTED) return -1;
+  return (int)chf->cells[c + nm_chf_col_step(chf, dir)].index + con;
+}
+
 /* Grows the array whose pointer is at pp (any T **, *cap elements of elem
  * bytes) to hold at least need elements, doubling; NM_ERR_NOMEM leaves it
  * as it was. */
@@ -51,7 +64,9 @@ typedef struct nm_rg_set {
 
 NM_INTERNAL nm_status nm_rg_set_init(nm_rg_set *set, const nm_alloc *a, int nreg);
 NM_INTERNAL void nm_rg_set_free(nm_rg_set *set);
-static inline int *nm_rg_items(const nm_rg_set *set, const nm_rg_list *l) { return set->data + l->off; }
+static inline int *nm_rg_items(const nm_rg_set *set, const nm_rg_list *l) {
+  return set->data ? set->data + l->off : set->data; /* no arithmetic on NULL */
+}
 NM_INTERNAL nm_status nm_rg_push(nm_rg_set *set, nm_rg_list *l, int v);
 NM_INTERNAL nm_status nm_rg_push_unique(nm_rg_set *set, nm_rg_list *l, int v);
 NM_INTERNAL int nm_rg_contains(const nm_rg_set *set, const nm_rg_list *l, int v);

@@ -11,6 +11,7 @@
  *
  * Spans come from pools of NM_SPANS_PER_POOL (one allocation per pool, a
  * free list for merged spans), never one allocation per span. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include "nm_build.h"
@@ -21,6 +22,9 @@
 
 /* ---- stage: heightfield ---- */
 
+/* Sets up an empty width x height column grid over [bmin, bmax]; only the
+ * column heads are allocated here, spans come later from pools. Refuses
+ * empty grids, non-positive or non-finite cell sizes and bounds. */
 nm_status nm_hf_init(nm_heightfield *hf, const nm_alloc *a, int width, int height,
                      const float *bmin, const float *bmax, float cs, float ch) {
   size_t bytes;
@@ -41,6 +45,8 @@ nm_status nm_hf_init(nm_heightfield *hf, const nm_alloc *a, int width, int heigh
   return NM_OK;
 }
 
+/* Frees the pools and the column array; hf may be half built (after a
+ * failed init or rasterization) and may be freed twice. */
 void nm_hf_free(nm_heightfield *hf) {
   nm_span_pool *p = hf->pools;
   while (p) {
@@ -74,6 +80,8 @@ static nm_span *hf_span_alloc(nm_heightfield *hf) {
   return s;
 }
 
+/* Returns a swallowed span to the free list; pools are only freed with the
+ * heightfield, so a merge-heavy column never allocates again. */
 static void hf_span_release(nm_heightfield *hf, nm_span *s) {
   s->next = hf->freelist;
   hf->freelist = s;
@@ -90,6 +98,8 @@ static nm_status hf_add_span(nm_heightfield *hf, int x, int z, unsigned smin, un
     link = &cur->next;
     cur = cur->next;
   }
+  /* Spans are sorted and disjoint; everything from here that starts at or
+   * below the new top is merged into the new span. */
   while (cur && cur->smin <= smax) { /* swallow overlapping spans */
     nm_span *next = cur->next;
     if (cur->smin < smin) smin = cur->smin;
@@ -113,6 +123,10 @@ static nm_status hf_add_span(nm_heightfield *hf, int x, int z, unsigned smin, un
 
 /* ---- stage: walkable triangles ---- */
 
+/* Walkable when the unit normal's y exceeds cos(max slope); the normal is
+ * e0 x e1 with e0 = v1 - v0 and e1 = v2 - v0, so walkable triangles wind
+ * clockwise seen from above (Recast's convention). Every triangle gets an
+ * answer: NM_NULL_AREA for steep, downward, degenerate and NaN ones. */
 void nm_mark_walkable_triangles(float max_slope_deg, const float *verts, const int *tris,
                                 int ntris, uint8_t *areas) {
   const float thr = cosf(max_slope_deg / 180.0f * 3.14159265f);
@@ -140,8 +154,17 @@ void nm_mark_walkable_triangles(float max_slope_deg, const float *verts, const i
 static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, int *nhi,
                        float off, int axis) {
   float d[CLIP_CAP];
-  int i, j, a = 0, b = 0;
-  for (i = 0; i < n; i++) d[i] = off - in[i * 3 + axis];
+  int i, j, a = 0, b = 0, below = 0;
+  for (i = 0; i < n; i++) {
+    d[i] = off - in[i * 3 + axis];
+    below += d[i] > 0;
+  }
+  if (below == n) { /* wholly below the line: the common last piece of a row */
+    memcpy(lo, in, sizeof(float) * 3 * (size_t)n);
+    *nlo = n;
+    *nhi = 0;
+    return;
+  }
   for (i = 0, j = n - 1; i < n; j = i, i++) {
     if ((d[i] >= 0) != (d[j] >= 0)) { /* edge j -> i crosses the line */
       const float s = d[j] / (d[j] - d[i]);
@@ -168,6 +191,60 @@ static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, i
   *nhi = b;
 }
 
+/* Extends the y range [*lo, *hi] by y. */
+static void y_extend(float y, float *lo, float *hi) {
+  if (y < *lo) *lo = y;
+  if (y > *hi) *hi = y;
+}
+
+/* split_poly along x for the cells of a row: keeps only the part above the
+ * line (the rest of the row) and returns the vertex count and y range of
+ * the part below (the cell piece), which is all its span needs. Same
+ * arithmetic as split_poly, so the same spans. */
+static int split_x(const float *in, int n, float *hi, int *nhi, float off, float *ylo,
+                   float *yhi) {
+  float d[CLIP_CAP];
+  int i, j, a = 0, b = 0, below = 0;
+  *ylo = FLT_MAX;
+  *yhi = -FLT_MAX;
+  for (i = 0; i < n; i++) {
+    d[i] = off - in[i * 3];
+    below += d[i] > 0;
+  }
+  if (below == n) { /* the last cell of the row */
+    for (i = 0; i < n; i++) y_extend(in[i * 3 + 1], ylo, yhi);
+    *nhi = 0;
+    return n;
+  }
+  for (i = 0, j = n - 1; i < n; j = i, i++) {
+    if ((d[i] >= 0) != (d[j] >= 0)) {
+      const float s = d[j] / (d[j] - d[i]);
+      float p[3];
+      p[0] = in[j * 3 + 0] + (in[i * 3 + 0] - in[j * 3 + 0]) * s;
+      p[1] = in[j * 3 + 1] + (in[i * 3 + 1] - in[j * 3 + 1]) * s;
+      p[2] = in[j * 3 + 2] + (in[i * 3 + 2] - in[j * 3 + 2]) * s;
+      a++;
+      y_extend(p[1], ylo, yhi);
+      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], p);
+      if (d[i] > 0) {
+        a++;
+        y_extend(in[i * 3 + 1], ylo, yhi);
+      } else if (d[i] < 0 && b < CLIP_CAP) {
+        nm_vcopy(&hi[3 * b++], &in[i * 3]);
+      }
+    } else {
+      if (d[i] >= 0) {
+        a++;
+        y_extend(in[i * 3 + 1], ylo, yhi);
+        if (d[i] != 0) continue;
+      }
+      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], &in[i * 3]);
+    }
+  }
+  *nhi = b;
+  return a;
+}
+
 /* (int)v clamped to [lo, hi], safe for values far outside int range. */
 static int cell_clamp(float v, int lo, int hi) {
   if (!(v >= (float)lo)) return lo;
@@ -182,14 +259,9 @@ typedef struct rast_ctx {
   int merge_climb;
 } rast_ctx;
 
-/* Adds the span of one clipped cell piece p[n] at column (x, z). */
-static nm_status rast_cell(const rast_ctx *rc, const float *p, int n, int x, int z, unsigned area) {
-  float lo = p[1], hi = p[1];
-  int i, smin, smax;
-  for (i = 1; i < n; i++) {
-    lo = nm_minf(lo, p[i * 3 + 1]);
-    hi = nm_maxf(hi, p[i * 3 + 1]);
-  }
+/* Adds the span of a cell piece with y range [lo, hi] at column (x, z). */
+static nm_status rast_cell(const rast_ctx *rc, float lo, float hi, int x, int z, unsigned area) {
+  int smin, smax;
   lo -= rc->hf->bmin[1];
   hi -= rc->hf->bmin[1];
   if (hi < 0.0f || lo > rc->by) return NM_OK;
@@ -204,8 +276,8 @@ static nm_status rast_cell(const rast_ctx *rc, const float *p, int n, int x, int
  * used as scratch. */
 static nm_status rast_row(const rast_ctx *rc, float *row, int n, int z, unsigned area) {
   const nm_heightfield *hf = rc->hf;
-  float buf[2][CLIP_CAP * 3];
-  float *rest = row, *cell = buf[0], *other = buf[1];
+  float buf[CLIP_CAP * 3];
+  float *rest = row, *other = buf;
   float minx = row[0], maxx = row[0];
   int i, x, x0, x1, nc;
   for (i = 1; i < n; i++) {
@@ -217,13 +289,13 @@ static nm_status rast_row(const rast_ctx *rc, float *row, int n, int z, unsigned
   if (x1 < 0 || x0 >= hf->width) return NM_OK;
   if (x1 > hf->width - 1) x1 = hf->width - 1;
   for (x = x0; x <= x1; x++) {
-    float *t;
-    split_poly(rest, n, cell, &nc, other, &n, (hf->bmin[0] + (float)x * hf->cs) + hf->cs, 0);
+    float *t, ylo, yhi;
+    nc = split_x(rest, n, other, &n, (hf->bmin[0] + (float)x * hf->cs) + hf->cs, &ylo, &yhi);
     t = rest;
     rest = other;
     other = t;
     if (nc < 3 || x < 0) continue;
-    if (rast_cell(rc, cell, nc, x, z, area) != NM_OK) return NM_ERR_NOMEM;
+    if (rast_cell(rc, ylo, yhi, x, z, area) != NM_OK) return NM_ERR_NOMEM;
   }
   return NM_OK;
 }
@@ -243,6 +315,9 @@ static nm_status rast_tri(const rast_ctx *rc, const float *v0, const float *v1, 
   nm_vcopy(&rest[0], v0);
   nm_vcopy(&rest[3], v1);
   nm_vcopy(&rest[6], v2);
+  /* z0 may be -1: the first cut then trims what lies before the grid.
+   * Cells are cut in order, each cut from the previous remainder, which is
+   * what makes the spans bit-identical to Recast's. */
   for (z = z0; z <= z1; z++) {
     float *t;
     split_poly(rest, n, row, &nr, other, &n, (hf->bmin[2] + (float)z * hf->cs) + hf->cs, 2);
@@ -255,6 +330,9 @@ static nm_status rast_tri(const rast_ctx *rc, const float *v0, const float *v1, 
   return NM_OK;
 }
 
+/* Rasterizes every triangle with its area id; triangles with a NaN or
+ * infinite vertex are skipped, huge ones are clipped to the grid. On
+ * NM_ERR_NOMEM the spans added so far stay (nm_hf_free releases them). */
 nm_status nm_hf_rasterize(nm_heightfield *hf, const float *verts, const int *tris,
                           const uint8_t *areas, int ntris, int merge_climb) {
   rast_ctx rc;

@@ -40,6 +40,7 @@ typedef struct ws_ctx {
   int dirty_cap;
 } ws_ctx;
 
+/* Appends (x, z, i) to s, growing it through the chf's allocator. */
 static nm_status ws_push(ws_ctx *w, ws_stack *s, int x, int z, int i) {
   if (s->n == s->cap && nm_grow(&w->chf->a, &s->v, &s->cap, s->n + 1, sizeof *s->v) != NM_OK)
     return NM_ERR_NOMEM;
@@ -132,7 +133,10 @@ static int ws_grow_round(ws_ctx *w, ws_stack *s) {
  * level > 0, until nothing changes otherwise. */
 static nm_status ws_expand(ws_ctx *w, ws_stack *s, int level, int max_iter) {
   int j, k = 0, iter = 0;
-  for (j = 0; j < s->n; j++) /* drop entries that already have a region */
+  /* Entries that already have a region (flooded since they were bucketed)
+   * are dropped; the survivors keep their order, which the seeding pass
+   * after the growth depends on. */
+  for (j = 0; j < s->n; j++)
     if (w->reg[s->v[j].i] == 0) s->v[k++] = s->v[j];
   s->n = k;
   if (nm_grow(&w->chf->a, &w->dirty, &w->dirty_cap, s->n, sizeof *w->dirty) != NM_OK)
@@ -192,6 +196,9 @@ static nm_status ws_flood(ws_ctx *w, const ws_entry *seed, int level, int r, int
   if (ws_push(w, &w->stack, seed->x, seed->z, seed->i) != NM_OK) return NM_ERR_NOMEM;
   w->reg[seed->i] = (uint16_t)r;
   w->rdist[seed->i] = 0;
+  /* Depth-first fill. A span touching another region (directly or across a
+   * diagonal) is given back (region 0) and not expanded: the watershed
+   * line between two basins stays unassigned until the growth rounds. */
   while (w->stack.n > 0) {
     const ws_entry e = w->stack.v[--w->stack.n];
     if (ws_other_region(w, &e, r)) {
@@ -228,6 +235,10 @@ static nm_status ws_seed_regions(ws_ctx *w, const ws_stack *s, int level, int *i
 
 /* The level loop of the watershed; *id gets one past the last region id. */
 static nm_status ws_levels(ws_ctx *w, int *id) {
+  /* Levels are even distances from the (rounded up) maximum down to 0. The
+   * buckets cover 8 levels: at the first level of each group they are
+   * refilled from the spans; at the others the previous bucket's leftovers
+   * (spans that neither grew into a region nor seeded one) move down. */
   int level = (w->chf->max_distance + 1) & ~1, sid = -1;
   nm_status st;
   while (level > 0) {
@@ -238,11 +249,14 @@ static nm_status ws_levels(ws_ctx *w, int *id) {
     if (st == NM_OK) st = ws_seed_regions(w, &w->lvl[sid], level, id);
     if (st != NM_OK) return st;
   }
+  /* Whatever is left (spans no level reached, e.g. cut off by a border
+   * region) joins its nearest region, without a round limit. */
   st = ws_fill_rest(w);
   if (st == NM_OK) st = ws_expand(w, &w->stack, 0, WS_EXPAND_ITERS * 8);
   return st;
 }
 
+/* Frees every scratch array of the watershed (NULL ones are fine). */
 static void ws_free(ws_ctx *w) {
   const nm_alloc *a = &w->chf->a;
   const size_t n = (size_t)w->chf->span_count;
@@ -254,6 +268,9 @@ static void ws_free(ws_ctx *w) {
   nm_free(a, w->dirty, (size_t)w->dirty_cap * sizeof(ws_dirty));
 }
 
+/* Border strips first (tiled builds), then the level loop, then merge and
+ * filter. Region ids end up in chf->spans[i].reg; chf->max_regions counts
+ * ids like Recast (it may include ids no span kept). */
 nm_status nm_chf_regions_watershed(nm_chf *chf, int border, int min_area, int merge_area) {
   const size_t n = (size_t)chf->span_count;
   ws_ctx w;

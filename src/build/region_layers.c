@@ -130,6 +130,7 @@ static nm_status layer_regions(nm_chf *chf, uint16_t *reg, int max_id, int min_a
   return st;
 }
 
+/* Sweep, then layer merging; min_area applies to whole layers. */
 nm_status nm_chf_regions_layers(nm_chf *chf, int border, int min_area) {
   const size_t n = (size_t)chf->span_count;
   uint16_t *reg;

@@ -17,6 +17,8 @@
 
 /* ---- growable arrays ---- */
 
+/* Doubling growth through the allocator; the pointer is read and written
+ * with memcpy so any T ** can be passed without aliasing trouble. */
 nm_status nm_grow(const nm_alloc *a, void *pp, int *cap, int need, size_t elem) {
   void *p, *np;
   int ncap;
@@ -36,6 +38,7 @@ nm_status nm_grow(const nm_alloc *a, void *pp, int *cap, int need, size_t elem) 
 
 /* ---- region records ---- */
 
+/* Regions 0 .. nreg-1 with id == index and empty lists. */
 nm_status nm_rg_set_init(nm_rg_set *set, const nm_alloc *a, int nreg) {
   int i;
   memset(set, 0, sizeof *set);
@@ -50,6 +53,7 @@ nm_status nm_rg_set_init(nm_rg_set *set, const nm_alloc *a, int nreg) {
   return NM_OK;
 }
 
+/* Frees the records, the list arena and the scratch ints. */
 void nm_rg_set_free(nm_rg_set *set) {
   nm_free(set->a, set->regs, (size_t)set->nreg * sizeof *set->regs);
   nm_free(set->a, set->data, (size_t)set->cap * sizeof(int));
@@ -57,6 +61,8 @@ void nm_rg_set_free(nm_rg_set *set) {
   memset(set, 0, sizeof *set);
 }
 
+/* Appends v to list l, moving the list to the end of the arena (doubling
+ * its slot) when its slot is full; the old slot is left unused. */
 nm_status nm_rg_push(nm_rg_set *set, nm_rg_list *l, int v) {
   if (l->len == l->cap) {
     const int ncap = l->cap ? l->cap * 2 : 4;
@@ -77,6 +83,7 @@ nm_status nm_rg_push(nm_rg_set *set, nm_rg_list *l, int v) {
   return NM_OK;
 }
 
+/* Linear membership test; region lists are short. */
 int nm_rg_contains(const nm_rg_set *set, const nm_rg_list *l, int v) {
   const int *it = nm_rg_items(set, l);
   int i;
@@ -85,6 +92,7 @@ int nm_rg_contains(const nm_rg_set *set, const nm_rg_list *l, int v) {
   return 0;
 }
 
+/* Appends v unless l already holds it. */
 nm_status nm_rg_push_unique(nm_rg_set *set, nm_rg_list *l, int v) {
   return nm_rg_contains(set, l, v) ? NM_OK : nm_rg_push(set, l, v);
 }
@@ -104,6 +112,8 @@ static void rg_remove_adjacent(nm_rg_set *set, nm_rg_list *l) {
   }
 }
 
+/* Four strips of `border` cells: -x, +x, -z, +z, each with its own id
+ * (later strips overwrite the corners), as Recast numbers them. */
 void nm_rg_paint_borders(const nm_chf *chf, int border, uint16_t *reg, int *next_id) {
   const int w = chf->width, h = chf->height;
   const int bw = nm_mini(w, border), bh = nm_mini(h, border);
@@ -122,6 +132,9 @@ void nm_rg_paint_borders(const nm_chf *chf, int border, uint16_t *reg, int *next
   }
 }
 
+/* Maps each surviving id to 1..n in the order of the lowest record that
+ * carries it (what Recast's quadratic loop computes), in one pass with a
+ * lookup table in set->tmp. */
 int nm_rg_compact_ids(nm_rg_set *set, const nm_chf *chf, uint16_t *reg) {
   uint16_t *map = (uint16_t *)set->tmp; /* tmp holds at least nreg ints */
   int i, gen = 0;
@@ -146,6 +159,9 @@ static nm_status rg_walk_contour(nm_rg_set *set, nm_rg_list *cont, const nm_chf 
   const int start_dir = dir, start_i = i;
   int ni = nm_chf_nei(chf, x, z, i, dir), cur = ni >= 0 ? reg[ni] : 0, iter = 0;
   if (nm_rg_push(set, cont, cur) != NM_OK) return NM_ERR_NOMEM;
+  /* Right-hand wall following around the region: at an edge turn right
+   * (clockwise), otherwise step forward and turn left. Recast's 40000 step
+   * cap bounds the walk on pathological outlines. */
   while (++iter < 40000) {
     int r;
     ni = nm_chf_nei(chf, x, z, i, dir);
@@ -202,6 +218,7 @@ static nm_status rg_collect_span(nm_rg_set *set, const nm_chf *chf, const uint16
   return rg_walk_contour(set, &R->cons, chf, reg, x, z, i, dir);
 }
 
+/* rg_collect_span over every span, column by column. */
 static nm_status rg_collect(nm_rg_set *set, const nm_chf *chf, const uint16_t *reg) {
   int x, z, i;
   for (z = 0; z < chf->height; z++)
@@ -220,6 +237,8 @@ static nm_status rg_collect(nm_rg_set *set, const nm_chf *chf, const uint16_t *r
 static void rg_remove_small(nm_rg_set *set, int min_area) {
   int *stack = set->tmp, *trace = set->tmp + set->nreg;
   int i, j;
+  /* Depth-first over the neighbour graph from each unvisited region; the
+   * trace lists the group so it can be cleared as a whole. */
   for (i = 0; i < set->nreg; i++) {
     nm_rg_region *R = &set->regs[i];
     int ns = 0, nt = 0, count = 0, to_border = 0;
@@ -282,6 +301,8 @@ static nm_status rg_merge_pair(nm_rg_set *set, nm_rg_region *a, nm_rg_region *b,
   int i;
   *merged = 0;
   if (insa < 0 || insb < 0) return NM_OK;
+  /* New outline of a: a's neighbours starting after b, then b's starting
+   * after a; the shared stretch drops out and duplicates collapse. */
   if (nm_grow(set->a, &set->tmp, &set->tmp_cap, na, sizeof(int)) != NM_OK) return NM_ERR_NOMEM;
   memcpy(set->tmp, nm_rg_items(set, &a->cons), (size_t)na * sizeof(int));
   a->cons.len = 0;
@@ -304,6 +325,8 @@ static nm_status rg_merge_pair(nm_rg_set *set, nm_rg_region *a, nm_rg_region *b,
 /* Renames old_id to new_id in every region's id, neighbours and floors. */
 static void rg_rename(nm_rg_set *set, int old_id, int new_id) {
   int j, k;
+  /* Every record is visited, as in Recast: ids appear in outlines, floors
+   * and in the records already merged into old_id. */
   for (j = 0; j < set->nreg; j++) {
     nm_rg_region *R = &set->regs[j];
     int *it, changed = 0;
@@ -360,6 +383,8 @@ static nm_status rg_merge_sweep(nm_rg_set *set, int merge_area, int *count) {
   return NM_OK;
 }
 
+/* The whole post-pass: collect neighbours and floors, remove small
+ * islands, merge until nothing changes, renumber. */
 nm_status nm_rg_merge_and_filter(nm_chf *chf, uint16_t *reg, int max_id, int min_area,
                                  int merge_area) {
   nm_rg_set set;

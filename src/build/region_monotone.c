@@ -71,6 +71,9 @@ static void sweep_span(sweep_ctx *s, int x, int z, int i, int *nrun) {
 static nm_status sweep_finish_row(sweep_ctx *s, int z, int border, int nrun, int *id) {
   const nm_chf *chf = s->chf;
   int k, x, i;
+  /* A run continues the region below only when every link from this row
+   * into that region comes from this run (prev counts them per region),
+   * so regions never fork upward. */
   for (k = 1; k < nrun; k++) {
     sweep_run *r = &s->runs[k];
     if (r->nei > 0 && r->nei < s->nprev && s->prev[r->nei] == r->ns) {
@@ -85,11 +88,13 @@ static nm_status sweep_finish_row(sweep_ctx *s, int z, int border, int nrun, int
     for (i = (int)c->index; i < (int)(c->index + c->count); i++)
       if (s->reg[i] > 0 && s->reg[i] < nrun) s->reg[i] = (uint16_t)s->runs[s->reg[i]].id;
   }
+  /* clear only the counters this row touched (Recast clears all ids) */
   for (k = 0; k < s->ntouched; k++) s->prev[s->touched[k]] = 0;
   s->ntouched = 0;
   return NM_OK;
 }
 
+/* Sweeps the rows inside the border, assigning and resolving runs. */
 static nm_status sweep_rows(sweep_ctx *s, int border, int *id) {
   const nm_chf *chf = s->chf;
   int x, z, i;
@@ -105,6 +110,8 @@ static nm_status sweep_rows(sweep_ctx *s, int border, int *id) {
   return NM_OK;
 }
 
+/* Runs the sweep into reg (zeroed by the caller); *max_id gets one past
+ * the last id used, border strips included. */
 nm_status nm_rg_sweep(const nm_chf *chf, int border, uint16_t *reg, int *max_id) {
   const nm_alloc *a = &chf->a;
   const int maxrow = sweep_max_row(chf);
@@ -129,6 +136,7 @@ nm_status nm_rg_sweep(const nm_chf *chf, int border, uint16_t *reg, int *max_id)
   return st;
 }
 
+/* Sweep, then the same merge and filter as the watershed. */
 nm_status nm_chf_regions_monotone(nm_chf *chf, int border, int min_area, int merge_area) {
   const size_t n = (size_t)chf->span_count;
   uint16_t *reg;

@@ -657,6 +657,7 @@ static int lnm_mesh_info(lua_State *L) {
   set_int(L, "maxTiles", info.max_tiles);
   set_int(L, "maxPolys", info.max_polys);
   set_int(L, "maxNodes", h->max_nodes);
+  set_int(L, "islands", nm_navmesh_island_count(h->mesh));
   set_int(L, "dataBytes", (lua_Integer)info.data_bytes);
   set_int(L, "memoryBytes", (lua_Integer)info.memory_bytes);
   set_vec(L, "bmin", info.bmin);
@@ -1011,6 +1012,22 @@ static int lnm_mesh_poly_height(lua_State *L) {
   check_point(L, 3, p);
   if ((st = nm_query_poly_height(h->q, ref, p, &y)) < 0) return push_fail(L, "getPolyHeight", st, NULL);
   lua_pushnumber(L, y);
+  return 1;
+}
+
+/* mesh:isReachable(refA, refB) -> boolean: on the same island (O(1));
+ * false means no path can join them. */
+static int lnm_mesh_is_reachable(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref a = check_valid_ref(L, h, 2), b = check_valid_ref(L, h, 3);
+  lua_pushboolean(L, nm_navmesh_is_reachable(h->mesh, a, b));
+  return 1;
+}
+
+/* mesh:getIsland(ref) -> island number (1..islands) */
+static int lnm_mesh_get_island(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  lua_pushinteger(L, (lua_Integer)nm_navmesh_island(h->mesh, check_valid_ref(L, h, 2)));
   return 1;
 }
 
@@ -1469,6 +1486,8 @@ static const luaL_Reg mesh_methods[] = {
   {"getPolyHeight", lnm_mesh_poly_height},
   {"isValidPolyRef", lnm_mesh_is_valid},
   {"getPortalPoints", lnm_mesh_portal_points},
+  {"isReachable", lnm_mesh_is_reachable},
+  {"getIsland", lnm_mesh_get_island},
   {"getPolyFlags", lnm_mesh_get_flags},
   {"getPolyArea", lnm_mesh_get_area},
   {"setPolyFlags", lnm_mesh_set_flags},

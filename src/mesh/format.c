@@ -246,6 +246,7 @@ nm_status nm_format_load_own(const uint8_t *b, size_t len, int in_place, const n
     if (st < 0) goto fail;
   }
   if ((flags & NM_OWN_LINKS) && (st = nm_links_check_all(m, !in_place, diag)) < 0) goto fail;
+  if ((st = nm_islands_update(m)) < 0) goto fail;
   if (in_place) m->frozen = 1;
   *out = m;
   return NM_OK;
@@ -258,15 +259,21 @@ nm_status nm_navmesh_load(const void *bytes, size_t len, const nm_alloc *alloc, 
                           nm_navmesh **out) {
   const uint8_t *b = (const uint8_t *)bytes;
   uint32_t magic;
+  nm_status st;
   if (!out) return NM_ERR_PARAM;
   *out = NULL;
   if (!b || len < 4) return nm_diag_set(diag, NM_ERR_DATA, "magic", "no navmesh data (empty input)");
   if (!host_is_le()) return nm_diag_set(diag, NM_ERR_DATA, NULL, "big-endian hosts are not supported");
   if (memcmp(b, NM_OWN_MAGIC, 4) == 0) return nm_format_load_own(b, len, 0, alloc, diag, out);
   magic = rd32(b);
-  if (magic == NM_MSET_MAGIC) return load_mset(b, len, alloc, diag, out);
-  if (magic == NM_TILE_MAGIC) return load_tile(b, len, alloc, diag, out);
-  return nm_diag_set(diag, NM_ERR_DATA, "magic", "unknown file type (not MSET, Detour tile or NMSH)");
+  if (magic == NM_MSET_MAGIC) st = load_mset(b, len, alloc, diag, out);
+  else if (magic == NM_TILE_MAGIC) st = load_tile(b, len, alloc, diag, out);
+  else return nm_diag_set(diag, NM_ERR_DATA, "magic", "unknown file type (not MSET, Detour tile or NMSH)");
+  if (st >= 0 && (st = nm_islands_update(*out)) < 0) {
+    nm_navmesh_release(*out);
+    *out = NULL;
+  }
+  return st;
 }
 
 /* Exact bytes of the saved image: header, then per tile a record header

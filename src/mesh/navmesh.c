@@ -90,7 +90,7 @@ void nm_navmesh_release(nm_navmesh *m) {
   int i;
   if (!m || nm_refcount_dec(&m->refs) > 0) return;
   a = m->alloc;
-  if (m->ext_free) m->ext_free(m);
+  nm_islands_free(m);
   if (m->mapping) nm_unmap(m->mapping, m->mapping_len);
   if (m->tiles) {
     for (i = 0; i < m->top; i++)
@@ -101,7 +101,14 @@ void nm_navmesh_release(nm_navmesh *m) {
   nm_free(&a, m, sizeof *m);
 }
 
-void nm_navmesh_freeze(nm_navmesh *m) { m->frozen = 1; }
+/* Freezing makes the mesh read-only; derived data that is otherwise made
+ * lazily (island labels) is made now, so readers on other threads never
+ * write. Returns ERR_NOMEM when that fails (the mesh is frozen anyway). */
+nm_status nm_navmesh_freeze(nm_navmesh *m) {
+  nm_status st = m->islands_dirty ? nm_islands_update(m) : NM_OK;
+  m->frozen = 1;
+  return st;
+}
 int nm_navmesh_is_frozen(const nm_navmesh *m) { return m->frozen; }
 
 int nm_navmesh_tiles_at(const nm_navmesh *m, int x, int y, const nm_tile **out, int cap) {
@@ -242,6 +249,7 @@ nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_po
   grid_bounds_add(m, h->x, h->y);
   m->ntiles++;
   m->generation++;
+  m->islands_dirty = 1;
   *out = t;
   return NM_OK;
 }
@@ -312,6 +320,7 @@ nm_status nm_navmesh_remove_tile(nm_navmesh *m, int tx, int ty, int layer, void 
   m->free_stack = t;
   m->ntiles--;
   m->generation++;
+  m->islands_dirty = 1;
   return NM_OK;
 }
 

@@ -99,6 +99,7 @@ typedef struct nm_tile {
   size_t data_size;
   uint32_t flags;
   uint32_t touched;          /* slot has been used (free-slot bookkeeping) */
+  uint32_t island_base;      /* index of polygon 0 in the mesh's island labels */
   struct nm_tile *next;      /* position-hash chain (used) / free stack (removed) */
 } nm_tile;
 
@@ -130,8 +131,10 @@ struct nm_navmesh {
   uint32_t generation;       /* bumped on every tile change */
   void *mapping;             /* file mapping the tiles point into (read-only mesh) */
   size_t mapping_len;
-  void *ext;                 /* per-mesh derived data (islands), owned */
-  void (*ext_free)(nm_navmesh *mesh);
+  uint32_t *islands;         /* island label per polygon (see islands.c) */
+  size_t islands_len;
+  int island_count;
+  int islands_dirty;         /* tiles changed since the labels were made */
 };
 
 /* ---- references ---- */
@@ -193,6 +196,10 @@ NM_INTERNAL nm_status nm_navmesh_params_check(const nm_navmesh_params *p, nm_dia
  * points into data (owned by the mesh when flags has NM_TILE_OWNS_DATA). */
 NM_INTERNAL nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref,
                                             uint32_t flags, nm_diag *diag, nm_tile **out);
+/* islands.c: connected components over the links (labels 1..n). */
+NM_INTERNAL nm_status nm_islands_update(nm_navmesh *m);
+NM_INTERNAL void nm_islands_free(nm_navmesh *m);
+
 /* format.c: our own format from bytes; in_place: tiles point into b. */
 NM_INTERNAL nm_status nm_format_load_own(const uint8_t *b, size_t len, int in_place, const nm_alloc *alloc,
                                          nm_diag *diag, nm_navmesh **out);
