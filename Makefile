@@ -38,12 +38,15 @@ $(LIB): $(OBJ)
 	@mkdir -p $(B)
 	rm -f $@ && ar rcs $@ $(OBJ)
 
-# One module per Lua: the binding compiled against that Lua's headers,
-# linked with the core; never linked against liblua.
+# One module per Lua: the binding (src/lua/*.c: lnavmesh.c and the shared-mesh
+# registry) compiled against that Lua's headers, linked with the core; never
+# linked against liblua.
+BINDING := $(wildcard src/lua/*.c)
+BINDING_H := $(wildcard src/lua/*.h)
 define lua_module
-$(B)/$(1)/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h include/navmesh.h $(LIB)
+$(B)/$(1)/navmesh/core.so: $(BINDING) $(BINDING_H) include/navmesh.h $(LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) src/lua/lnavmesh.c $(LIB) -lm -o $$@
+	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) $(BINDING) $(LIB) -lm -pthread -o $$@
 endef
 $(foreach l,$(FOUND_LUAS),$(eval $(call lua_module,$(word 1,$(subst :, ,$(l))),$(word 2,$(subst :, ,$(l))))))
 ifneq ($(LUA_INCDIR),)
@@ -87,9 +90,9 @@ $(B)/asan/tests/%: spec/c/%.c spec/c/tap.h $(B)/asan/libnavmesh.a
 
 # The Lua 5.4 module with sanitizers, loaded into a stock lua5.4 with the
 # sanitizer runtime preloaded (see tools/test.sh).
-$(B)/asan/5.4/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h $(B)/asan/libnavmesh.a
+$(B)/asan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/asan/libnavmesh.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared src/lua/lnavmesh.c $(B)/asan/libnavmesh.a -lm -o $@
+	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared $(BINDING) $(B)/asan/libnavmesh.a -lm -pthread -o $@
 
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
