@@ -96,3 +96,29 @@ $(B)/asan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/asan/libnavmesh.a
 
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
+
+# ---- ThreadSanitizer: the shared-mesh host test (spec/c/threads) ----
+# A host program linked with liblua5.4 runs eight Lua states on eight
+# threads over one shared mesh; it, the core and the 5.4 module are all
+# built with -fsanitize=thread (see tools/test.sh, suite c-threads-tsan).
+TSAN     := -fsanitize=thread -fno-omit-frame-pointer
+TSANOBJ  := $(patsubst src/%.c,$(B)/tsan/obj/%.o,$(SRC))
+LUA54_INC ?= /usr/include/lua5.4
+LUA54_LIB ?= -llua5.4
+
+$(B)/tsan/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) $(TSAN) -c $< -o $@
+
+$(B)/tsan/libnavmesh.a: $(TSANOBJ)
+	rm -f $@ && ar rcs $@ $(TSANOBJ)
+
+$(B)/tsan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/tsan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) $(TSAN) -I$(LUA54_INC) -shared $(BINDING) $(B)/tsan/libnavmesh.a -lm -pthread -o $@
+
+$(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) -I$(LUA54_INC) $< $(LUA54_LIB) -lm -pthread -o $@
+
+test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads
