@@ -122,3 +122,13 @@ $(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c
 	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) -I$(LUA54_INC) $< $(LUA54_LIB) -lm -pthread -o $@
 
 test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads
+
+# ---- 1 vs 2 threads on one shared mesh (bench/threads.c) ----
+$(B)/bench/threads: bench/threads.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -I$(LUA54_INC) $< $(LIB) $(LUA54_LIB) -lm -pthread -o $@
+
+BENCH_SECONDS ?= 2
+bench-threads: all $(B)/bench/threads
+	$(B)/bench/threads "lua/?.lua;examples/?.lua" "$(B)/5.4/?.so" $(BENCH_SECONDS) 3
+.PHONY: bench-threads

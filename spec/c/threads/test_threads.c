@@ -11,6 +11,7 @@
  * the name is dropped and the last handle closed. Built with the module and
  * the core under ThreadSanitizer, which fails the run on any data race.
  * Usage: test_threads <package.path> <package.cpath> */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
