@@ -412,6 +412,12 @@ NM_API nm_status nm_query_closest_point(nm_query *q, nm_polyref ref, const float
 NM_API nm_status nm_query_closest_point_boundary(nm_query *q, nm_polyref ref,
                                                  const float pos[3], float closest[3]);
 
+/* The portal (shared edge, or its linked part at tile borders) from polygon
+ * `from` into its neighbour `to`: left and right as seen walking from -> to.
+ * ERR_PARAM when the polygons are not neighbours. */
+NM_API nm_status nm_query_portal_points(nm_query *q, nm_polyref from, nm_polyref to, float left[3],
+                                        float right[3]);
+
 /* Height of the detail surface of polygon ref at (pos x, pos z).
  * ERR_NO_POLY when the point is not over the polygon. */
 NM_API nm_status nm_query_poly_height(nm_query *q, nm_polyref ref, const float pos[3],

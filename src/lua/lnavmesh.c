@@ -998,6 +998,19 @@ static int lnm_mesh_poly_height(lua_State *L) {
   return 1;
 }
 
+/* mesh:getPortalPoints(from, to) -> lx,ly,lz, rx,ry,rz | nil, msg, code
+ * (the shared edge the path crosses from polygon `from` into `to`). */
+static int lnm_mesh_portal_points(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref from = check_valid_ref(L, h, 2), to = check_valid_ref(L, h, 3);
+  float l[3], r[3];
+  nm_status st = nm_query_portal_points(h->q, from, to, l, r);
+  if (st < 0) return push_fail(L, "getPortalPoints", st, NULL);
+  push_point(L, l);
+  push_point(L, r);
+  return 6;
+}
+
 /* mesh:isValidPolyRef(ref) -> boolean */
 static int lnm_mesh_is_valid(lua_State *L) {
   lnm_mesh *h = check_mesh(L, 1);
@@ -1167,6 +1180,7 @@ static const luaL_Reg mesh_methods[] = {
   {"closestPointOnPolyBoundary", lnm_mesh_closest_boundary},
   {"getPolyHeight", lnm_mesh_poly_height},
   {"isValidPolyRef", lnm_mesh_is_valid},
+  {"getPortalPoints", lnm_mesh_portal_points},
   {"getPolyFlags", lnm_mesh_get_flags},
   {"getPolyArea", lnm_mesh_get_area},
   {"setPolyFlags", lnm_mesh_set_flags},
