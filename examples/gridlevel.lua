@@ -1,11 +1,14 @@
---- gridlevel: a procedural level for the examples and the host tests.
--- A square grid of `size` x `size` cells of `cell` world units. Walls run
--- along every sixth column and row with a few doorways, and scattered
--- pillars block single cells; the positions come from a fixed-seed
--- Park-Miller generator, so every Lua (5.1, LuaJIT, 5.3, 5.4) makes the
--- same level. Each free cell becomes one quad polygon; neighbouring quads
--- share edges, and the ground rises gently along x so heights matter.
--- Needs nothing but `navmesh.fromPolygons`.
+--- gridlevel: a larger procedural level for the host tests, the OpenResty
+-- and Skynet examples and the thread benchmark.
+-- A square map of `size` x `size` cells of `cell` world units: walls run
+-- along every sixth column and row with one doorway per wall segment, and
+-- scattered pillars block single cells; the positions come from a
+-- fixed-seed Park-Miller generator, so every Lua (5.1, LuaJIT, 5.3, 5.4)
+-- makes the same level. The map is drawn in the ASCII form of level.lua
+-- ('.' floor, '#' blocked), which turns it into polygons; the ground rises
+-- gently along x so heights matter. Needs nothing but navmesh.fromPolygons.
+local level = require "level"
+
 local M = {}
 
 -- Park-Miller "minimal standard" generator: products stay below 2^46, exact
@@ -44,28 +47,26 @@ local function blocked_cells(size, seed)
   return blocked
 end
 
+--- The level as an ASCII map (rows along +z, columns along +x).
+-- @param opts { size = 40 (cells per side), seed = 1 }
+function M.map(opts)
+  opts = opts or {}
+  local size = opts.size or 40
+  local blocked, map = blocked_cells(size, opts.seed or 1), {}
+  for r = 0, size - 1 do
+    local row = {}
+    for c = 0, size - 1 do row[c + 1] = blocked[r * size + c] and "#" or "." end
+    map[r + 1] = table.concat(row)
+  end
+  return map
+end
+
 --- The level as `navmesh.fromPolygons` input.
--- @param opts { size = 40 (cells per side), cell = 1 (wu), seed = 1 }
+-- @param opts { size = 40, cell = 1 (wu), seed = 1 }
 function M.polygons(opts)
   opts = opts or {}
-  local size, cell, seed = opts.size or 40, opts.cell or 1, opts.seed or 1
-  local blocked, verts, polys = blocked_cells(size, seed), {}, {}
-  for r = 0, size do
-    for c = 0, size do
-      local x, z = c * cell, r * cell
-      verts[#verts + 1] = x
-      verts[#verts + 1] = ground(x)
-      verts[#verts + 1] = z
-    end
-  end
-  local function v(r, c) return r * (size + 1) + c + 1 end
-  for r = 0, size - 1 do
-    for c = 0, size - 1 do
-      if not blocked[r * size + c] then
-        polys[#polys + 1] = { v(r, c), v(r + 1, c), v(r + 1, c + 1), v(r, c + 1) }
-      end
-    end
-  end
+  local cell = opts.cell or 1
+  local verts, polys = level.polygons(M.map(opts), cell, ground)
   return { vertices = verts, polygons = polys }
 end
 
