@@ -1070,15 +1070,9 @@ static const char *check_name(lua_State *L, int idx, size_t *len) {
   return name;
 }
 
-/* A frozen copy of mesh in system memory with the same polygon references:
- * a round trip through the native format, which keeps tile slots and salts. */
+/* A frozen copy of mesh in system memory with the same polygon references. */
 static nm_status copy_to_system(const nm_navmesh *mesh, nm_navmesh **out) {
-  void *bytes;
-  size_t len;
-  nm_status st = nm_navmesh_save(mesh, NM_FORMAT_NATIVE, &bytes, &len);
-  if (st < 0) return st;
-  st = nm_navmesh_load(bytes, len, lnm_registry_alloc(), NULL, out);
-  nm_free_bytes(mesh, bytes, len);
+  nm_status st = nm_navmesh_copy(mesh, lnm_registry_alloc(), out);
   if (st >= 0) nm_navmesh_freeze(*out);
   return st;
 }
