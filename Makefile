@@ -97,6 +97,10 @@ $(B)/asan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/asan/libnavmesh.a
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
 
+rockspec:
+	lua5.4 tools/update-rockspec.lua
+.PHONY: rockspec
+
 # ---- ThreadSanitizer: the shared-mesh host test (spec/c/threads) ----
 # A host program linked with liblua5.4 runs eight Lua states on eight
 # threads over one shared mesh; it, the core and the 5.4 module are all

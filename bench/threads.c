@@ -14,7 +14,8 @@
  * Queries per CPU second (CLOCK_THREAD_CPUTIME_ID) are printed too: other
  * processes taking cores do not change them, so 2 threads reaching the
  * 1-thread figure per CPU second means the threads do not slow each other
- * down (no locks or shared writes on the query path). The last line is JSON.
+ * down (no locks or shared writes on the query path). One JSON line goes to
+ * stderr (tools/bench.sh collects those in build/bench.json).
  * Usage: threads <package.path> <package.cpath> [seconds per run] [reps] */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -260,11 +261,11 @@ int main(int argc, char **argv) {
     printf("%-4s 2 threads / 1 thread: %.2fx wall (best), %.2fx (worst); per CPU second %.2f\n",
            setups[s], best[s][2] / best[s][1], worst[s][2] / worst[s][1], cpu[s][2] / cpu[s][1]);
   printf("# load average %.2f before, %.2f after; %.1f s per run\n", load0, load1, seconds);
-  printf("{\"bench\":\"threads\",\"seconds\":%.1f,\"reps\":%d,\"load\":[%.2f,%.2f]", seconds, reps, load0, load1);
+  fprintf(stderr, "{\"bench\":\"threads\",\"seconds\":%.1f,\"reps\":%d,\"load\":[%.2f,%.2f]", seconds, reps, load0, load1);
   for (s = 0; s < 2; s++)
-    printf(",\"%s\":{\"qps1\":%.0f,\"qps2\":%.0f,\"speedup\":%.3f,\"cpu_qps1\":%.0f,\"cpu_qps2\":%.0f}",
+    fprintf(stderr, ",\"%s\":{\"qps1\":%.0f,\"qps2\":%.0f,\"speedup\":%.3f,\"cpu_qps1\":%.0f,\"cpu_qps2\":%.0f}",
            setups[s], best[s][1], best[s][2], best[s][2] / best[s][1], cpu[s][1], cpu[s][2]);
-  printf("}\n");
+  fprintf(stderr, "}\n");
   nm_navmesh_release(core_mesh);
   lua_close(L);
   return 0;

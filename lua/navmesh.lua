@@ -7,7 +7,7 @@ local core = require "navmesh.core"
 local navmesh = {}
 for k, v in pairs(core) do navmesh[k] = v end
 
--- ---- sharing one mesh between Lua states and threads (docs/hosts.md) ----
+-- ---- sharing one mesh between Lua states and threads (README: Hosts and compatibility) ----
 
 --- Publishes the mesh under `name` in the process-wide registry; the mesh
 -- becomes read-only (addTile, removeTile, setPolyFlags, setPolyArea raise).
