@@ -5,7 +5,8 @@
  * The main state builds a level (examples/gridlevel.lua), shares it and
  * records its answers to fixed queries. Eight threads each make their own
  * lua_State (Lua 5.4), require "navmesh", open the mesh by name and answer
- * the same queries in rounds (open, query, close), while the main thread
+ * the same queries (path, nearest polygons and whether they are on one
+ * island) in rounds (open, query, close), while the main thread
  * keeps publishing fresh copies of the level under the same name. Every
  * answer must equal the main state's, and the shared data must be gone once
  * the name is dropped and the last handle closed. Built with the module and
@@ -29,24 +30,32 @@
 static const char *lua_path, *lua_cpath;
 
 /* Builds the level, shares it and returns the answers to the queries. */
+#define ANSWER_FN                                                                 \
+  "local function answer(h, q)\n"                                                \
+  "  local a = h:findNearestPoly(q[1], q[2], q[3])\n"                            \
+  "  local b = h:findNearestPoly(q[4], q[5], q[6])\n"                            \
+  "  local reach = a and b and tostring(h:isReachable(a, b)) or '-'\n"           \
+  "  return g.answer(h, q) .. ' reachable ' .. reach\n"                          \
+  "end\n"
+
 static const char *const main_code =
     "local name, n = ...\n"
-    "local navmesh, g = require 'navmesh', require 'gridlevel'\n"
+    "local navmesh, g = require 'navmesh', require 'gridlevel'\n" ANSWER_FN
     "sharer = assert(g.build(navmesh))\n"
     "assert(sharer:share(name))\n"
     "local out = {}\n"
-    "for i, q in ipairs(g.queries(n)) do out[i] = g.answer(sharer, q) end\n"
+    "for i, q in ipairs(g.queries(n)) do out[i] = answer(sharer, q) end\n"
     "return table.concat(out, '\\n')\n";
 
 /* One thread's work: rounds of open, answer a share of the queries, close. */
 static const char *const worker_code =
     "local name, n, rounds = ...\n"
-    "local navmesh, g = require 'navmesh', require 'gridlevel'\n"
+    "local navmesh, g = require 'navmesh', require 'gridlevel'\n" ANSWER_FN
     "local qs, out, i = g.queries(n), {}, 0\n"
     "for _ = 1, rounds do\n"
     "  local h = assert(navmesh.open(name, { maxNodes = 2048 }))\n"
     "  assert(h:info().readOnly)\n"
-    "  for _ = 1, n // rounds do i = i + 1; out[i] = g.answer(h, qs[i]) end\n"
+    "  for _ = 1, n // rounds do i = i + 1; out[i] = answer(h, qs[i]) end\n"
     "  h:close()\n"
     "end\n"
     "return table.concat(out, '\\n')\n";
