@@ -213,7 +213,11 @@ static int setup(lua_State *L) {
   bytes = lua_tolstring(L, -3, &len);
   printf("# level: examples/gridlevel.lua 40x40, %d polygons; %d fixed path queries cycled\n",
          (int)lua_tointeger(L, -1), NQ);
-  return nm_navmesh_load(bytes, len, NULL, NULL, &core_mesh) < 0;
+  if (nm_navmesh_load(bytes, len, NULL, NULL, &core_mesh) < 0) {
+    fprintf(stderr, "threads: the saved level does not load in the core\n");
+    return 1;
+  }
+  return 0;
 }
 
 static double loadavg(void) {
