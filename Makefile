@@ -46,7 +46,7 @@ BINDING_H := $(wildcard src/lua/*.h)
 define lua_module
 $(B)/$(1)/navmesh/core.so: $(BINDING) $(BINDING_H) include/navmesh.h $(LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) $(BINDING) $(LIB) -lm -pthread -o $$@
+	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) $(BINDING) $(LIB) -lm -lpthread -o $$@
 endef
 $(foreach l,$(FOUND_LUAS),$(eval $(call lua_module,$(word 1,$(subst :, ,$(l))),$(word 2,$(subst :, ,$(l))))))
 ifneq ($(LUA_INCDIR),)
@@ -84,7 +84,7 @@ $(B)/asan/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
 $(B)/asan/libnavmesh.a: $(ASANOBJ)
 	rm -f $@ && ar rcs $@ $(ASANOBJ)
 
-$(B)/asan/tests/%: spec/c/%.c spec/c/tap.h $(B)/asan/libnavmesh.a
+$(B)/asan/tests/%: spec/c/%.c $(wildcard spec/c/*.h) $(B)/asan/libnavmesh.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -Isrc $(SAN) $< $(B)/asan/libnavmesh.a -lm -lpthread -o $@
 
@@ -92,7 +92,7 @@ $(B)/asan/tests/%: spec/c/%.c spec/c/tap.h $(B)/asan/libnavmesh.a
 # sanitizer runtime preloaded (see tools/test.sh).
 $(B)/asan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/asan/libnavmesh.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared $(BINDING) $(B)/asan/libnavmesh.a -lm -pthread -o $@
+	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared $(BINDING) $(B)/asan/libnavmesh.a -lm -lpthread -o $@
 
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
