@@ -80,6 +80,21 @@ describe("mesh:share / navmesh.open", function()
     m:close()
   end)
 
+  it("shares a mesh built from triangles, tiled, with the same answers", function()
+    -- a 24 x 24 floor of two triangles rising 2 units along x, built in tiles
+    local verts = { 0, 0, 0, 24, 2, 0, 0, 0, 24, 24, 2, 24 }
+    local tris = { 1, 3, 2, 2, 3, 4 }
+    local m = assert(navmesh.build(verts, tris, { tileSize = 32 }))
+    assert.is_true(m:info().tiles > 1)
+    local q = { 1, 0.1, 1, 22, 1.8, 21 }
+    local want = assert(m:path(q[1], q[2], q[3], q[4], q[5], q[6]))
+    assert(m:share(name))
+    local h = assert(navmesh.open(name))
+    for _, mesh in ipairs { m, h } do
+      assert.are.same(want, (mesh:path(q[1], q[2], q[3], q[4], q[5], q[6])))
+    end
+  end)
+
   it("shares a mesh used in place from a file mapping", function()
     local path = os.tmpname()
     local f = assert(io.open(path, "wb"))
