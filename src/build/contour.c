@@ -17,6 +17,8 @@
 
 #include <stdlib.h>
 
+/* Scratch of one contour build. The raw and simplified outlines are reused
+ * for every region; finished contours collect in conts (trimmed at the end). */
 typedef struct ct_work {
   const nm_chf *chf;
   const nm_alloc *a;
@@ -41,22 +43,28 @@ static inline int ct_neighbour(const nm_chf *chf, int x, int y, int i, int dir) 
  * than the same region. Isolated spans (all four sides open) get nothing:
  * a one-cell outline cannot become a polygon. */
 static void ct_mark_boundaries(const nm_chf *chf, uint8_t *flags) {
-  int x, y, i, dir;
-  for (y = 0; y < chf->height; y++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + y * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
-        const nm_cspan *s = &chf->spans[i];
-        int same = 0;
-        flags[i] = 0;
-        if (!s->reg || (s->reg & NM_BORDER_REG)) continue;
-        for (dir = 0; dir < 4; dir++)
-          if (nm_get_con(s, dir) != NM_NOT_CONNECTED &&
-              chf->spans[ct_neighbour(chf, x, y, i, dir)].reg == s->reg)
-            same |= 1 << dir;
-        if (same != 0) flags[i] = (uint8_t)(same ^ 0xf);
+  const int off[4] = {-1, chf->width, 1, -chf->width}; /* cell offsets of the four sides */
+  const int ncells = chf->width * chf->height;
+  int ci, i, dir;
+  /* One pass over the cells in memory order; a connected side never leads
+   * off the grid, so the plain offsets are safe. */
+  for (ci = 0; ci < ncells; ci++) {
+    const int end = (int)(chf->cells[ci].index + chf->cells[ci].count);
+    for (i = (int)chf->cells[ci].index; i < end; i++) {
+      const nm_cspan *s = &chf->spans[i];
+      const uint32_t con = s->con;
+      int same = 0;
+      flags[i] = 0;
+      /* no region, or the tile border: never outlined */
+      if (!s->reg || (s->reg & NM_BORDER_REG)) continue;
+      for (dir = 0; dir < 4; dir++) {
+        const uint32_t c = (con >> (dir * 6)) & 0x3f;
+        if (c != NM_NOT_CONNECTED && chf->spans[chf->cells[ci + off[dir]].index + c].reg == s->reg) same |= 1 << dir;
       }
+      /* bits set = sides to walk; a span open on all four sides is left out */
+      if (same != 0) flags[i] = (uint8_t)(same ^ 0xf);
     }
+  }
 }
 
 /* Height of the corner after side dir of span i (the corner shared with
@@ -66,8 +74,11 @@ static void ct_mark_boundaries(const nm_chf *chf, uint8_t *flags) {
 static int ct_corner_height(const nm_chf *chf, int x, int y, int i, int dir, int *border_vertex) {
   const nm_cspan *s = &chf->spans[i];
   const int dirp = (dir + 1) & 3;
-  unsigned regs[4] = {0, 0, 0, 0};
+  unsigned regs[4] = {0, 0, 0, 0}; /* around the corner: this span, across dir, diagonal, across dir+1 */
   int h = s->y, j;
+  /* Each entry packs region | area << 16; 0 stands for no span. The
+   * diagonal span is reached through either side (both routes meet the same
+   * span on a consistent field; the second one found wins, as in Recast). */
   regs[0] = s->reg | ((unsigned)chf->areas[i] << 16);
   if (nm_get_con(s, dir) != NM_NOT_CONNECTED) {
     const int ax = x + nm_dir_dx(dir), ay = y + nm_dir_dy(dir), ai = ct_neighbour(chf, x, y, i, dir);
@@ -91,6 +102,9 @@ static int ct_corner_height(const nm_chf *chf, int x, int y, int i, int dir, int
       regs[2] = chf->spans[bi].reg | ((unsigned)chf->areas[bi] << 16);
     }
   }
+  /* Rotating through the four: two cells of one border region followed by
+   * two interior cells of one area mean the corner only exists because the
+   * tile border cuts the region there. */
   for (j = 0; j < 4; j++) {
     const unsigned ra = regs[j], rb = regs[(j + 1) & 3], rc = regs[(j + 2) & 3], rd = regs[(j + 3) & 3];
     const int two_same_ext = (ra & rb & NM_BORDER_REG) != 0 && ra == rb;
@@ -110,9 +124,13 @@ static nm_status ct_emit_point(ct_work *w, int x, int y, int i, int dir, int are
   int border_vertex = 0, r = 0;
   int px = x, pz = y;
   const int py = ct_corner_height(chf, x, y, i, dir, &border_vertex);
+  /* The corner at the end of the side, walking clockwise: side 0 (-x) ends
+   * at (x, z+1), side 1 (+z) at (x+1, z+1), side 2 (+x) at (x+1, z), side 3
+   * (-z) at (x, z). */
   if (dir == 0) pz++;
   else if (dir == 1) { px++; pz++; }
   else if (dir == 2) px++;
+  /* the flags name what lies across the side: its region (0 for a wall) */
   if (nm_get_con(&chf->spans[i], dir) != NM_NOT_CONNECTED) {
     const int ai = ct_neighbour(chf, x, y, i, dir);
     r = chf->spans[ai].reg;
@@ -129,10 +147,10 @@ static nm_status ct_emit_point(ct_work *w, int x, int y, int i, int dir, int are
 static nm_status ct_walk(ct_work *w, int x, int y, int i) {
   const nm_chf *chf = w->chf;
   const int area = chf->areas[i], start_i = i;
-  const long limit = 4L * chf->span_count + 16;
+  const long limit = 4L * chf->span_count + 16; /* each (span, side) state comes once */
   int dir = 0, start_dir;
   long iter;
-  while (!(w->flags[i] & (1 << dir))) dir++;
+  while (!(w->flags[i] & (1 << dir))) dir++; /* start on a side still to walk */
   start_dir = dir;
   for (iter = 0; iter < limit; iter++) {
     if (w->flags[i] & (1 << dir)) {
@@ -155,7 +173,8 @@ static nm_status ct_walk(ct_work *w, int x, int y, int i) {
 /* ---- stage: simplification ---- */
 
 /* Inserts raw point ri of the raw outline at position pos of the simplified
- * outline (its 4th int remembers the raw index). */
+ * outline. Until ct_finish_flags the 4th int of a simplified point is the
+ * index of its raw point, which the refinement walks from. */
 static nm_status ct_insert(ct_work *w, int pos, int ri) {
   const int *r = &w->raw.v[ri * 4];
   int *d;
@@ -175,6 +194,8 @@ static nm_status ct_seed(ct_work *w) {
   const int pn = w->raw.n / 4;
   int i, has_conn = 0, ll = 0, ur = 0;
   for (i = 0; i < pn && !has_conn; i++) has_conn = (p[i * 4 + 3] & NM_CONTOUR_REG_MASK) != 0;
+  /* region-to-region stretches are fixed by their end points: keep every
+   * change of neighbour so both sides of a shared edge agree */
   if (has_conn)
     for (i = 0; i < pn; i++) {
       const int a = p[i * 4 + 3], b = p[((i + 1) % pn) * 4 + 3];
@@ -182,6 +203,7 @@ static nm_status ct_seed(ct_work *w) {
         if (ct_insert(w, w->simp.n / 4, i) != NM_OK) return NM_ERR_NOMEM;
     }
   if (w->simp.n > 0) return NM_OK;
+  /* an island: two far apart points give the refinement something to split */
   for (i = 1; i < pn; i++) {
     const int *v = &p[i * 4];
     if (v[0] < p[ll * 4] || (v[0] == p[ll * 4] && v[2] < p[ll * 4 + 2])) ll = i;
@@ -215,6 +237,7 @@ static int ct_farthest(const ct_work *w, int i, float *maxd) {
   const int *sa = &s[i * 4], *sb = &s[((i + 1) % n) * 4];
   int ax = sa[0], az = sa[2], bx = sb[0], bz = sb[2];
   int ci, cinc, endi, maxi = -1;
+  /* walk a -> b forwards when a is lexically smaller, else b -> a backwards */
   if (bx > ax || (bx == ax && bz > az)) {
     cinc = 1; ci = (sa[3] + 1) % pn; endi = sb[3];
   } else {
@@ -224,6 +247,7 @@ static int ct_farthest(const ct_work *w, int i, float *maxd) {
     t = az; az = bz; bz = t;
   }
   *maxd = 0;
+  /* the first point of the stretch tells what the stretch faces */
   if ((p[ci * 4 + 3] & NM_CONTOUR_REG_MASK) != 0 && !(p[ci * 4 + 3] & NM_AREA_BORDER)) return -1;
   for (; ci != endi; ci = (ci + cinc) % pn) {
     const float d = ct_dist_pt_seg(p[ci * 4], p[ci * 4 + 2], ax, az, bx, bz);
@@ -251,7 +275,9 @@ static nm_status ct_refine(ct_work *w) {
 
 /* Splits wall edges longer than max_edge_len at the middle raw point
  * (rounded consistently with the lexical order of the end points), again
- * until no wall edge is too long. */
+ * until no wall edge is too long. Only walls are split (Recast's default
+ * RC_CONTOUR_TESS_WALL_EDGES): an edge shared with another region must keep
+ * the same vertices in both outlines, and there is nothing to stitch to. */
 static nm_status ct_split_long(ct_work *w) {
   const int pn = w->raw.n / 4, lim = w->max_edge_len;
   int i = 0;
@@ -261,7 +287,7 @@ static nm_status ct_split_long(ct_work *w) {
     const int ai = sa[3], bi = sb[3], dx = sb[0] - sa[0], dz = sb[2] - sa[2];
     int maxi = -1;
     if ((w->raw.v[((ai + 1) % pn) * 4 + 3] & NM_CONTOUR_REG_MASK) == 0 && dx * dx + dz * dz > lim * lim) {
-      const int m = bi < ai ? bi + pn - ai : bi - ai;
+      const int m = bi < ai ? bi + pn - ai : bi - ai; /* raw points from a to b */
       if (m > 1) maxi = (dx > 0 || (dx == 0 && dz > 0)) ? (ai + m / 2) % pn : (ai + (m + 1) / 2) % pn;
     }
     if (maxi != -1) {
@@ -286,7 +312,9 @@ static void ct_finish_flags(ct_work *w) {
   }
 }
 
-/* Drops points that coincide (in X/Z) with the next one. */
+/* Drops points that coincide (in X/Z) with the next one. As in Recast the
+ * scan moves on after a removal, so a run of three keeps one duplicate
+ * (the poly mesh copes with it). */
 static void ct_remove_degenerate(nm_ivec *s) {
   int i, npts = s->n / 4;
   for (i = 0; i < npts; i++) {
@@ -299,6 +327,7 @@ static void ct_remove_degenerate(nm_ivec *s) {
   }
 }
 
+/* Simplifies w->raw into w->simp (see the file comment for the steps). */
 static nm_status ct_simplify(ct_work *w) {
   w->simp.n = 0;
   if (w->raw.n == 0) return NM_OK;
@@ -317,13 +346,14 @@ static int *ct_copy_points(const nm_alloc *a, const int *src, int n, int border)
   int i;
   if (!d) return NULL;
   memcpy(d, src, sizeof(int) * 4 * (size_t)n);
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < n; i++) { /* tile border off: (0, 0) is the tile's corner */
     d[i * 4] -= border;
     d[i * 4 + 2] -= border;
   }
   return d;
 }
 
+/* Frees one contour's point arrays (exact sizes from the counts). */
 static void ct_contour_free(const nm_alloc *a, nm_contour *c) {
   nm_free(a, c->verts, sizeof(int) * 4 * (size_t)c->nverts);
   nm_free(a, c->rverts, sizeof(int) * 4 * (size_t)c->nrverts);
@@ -367,10 +397,14 @@ static nm_status ct_trace_all(ct_work *w) {
   for (y = 0; y < chf->height; y++)
     for (x = 0; x < chf->width; x++) {
       const nm_ccell *c = &chf->cells[x + y * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
+      const int end = (int)(c->index + c->count);
+      for (i = (int)c->index; i < end; i++) {
+        /* a span with unwalked sides starts a new outline: an outer one, or
+         * later a hole of a region already traced */
         if (w->flags[i] == 0) continue;
         w->raw.n = 0;
         if (ct_walk(w, x, y, i) != NM_OK || ct_simplify(w) != NM_OK) return NM_ERR_NOMEM;
+        /* fewer than three points left: nothing to make polygons of */
         if (w->simp.n / 4 >= 3 && ct_store(w, chf->spans[i].reg, chf->areas[i]) != NM_OK) return NM_ERR_NOMEM;
       }
     }
@@ -387,14 +421,18 @@ static int ct_signed_area(const int *v, int n) {
   return (area + 1) / 2;
 }
 
+/* A hole waiting to be merged, with its leftmost vertex (the sort key). */
 typedef struct ct_hole {
   int cont, minx, minz, leftmost;
 } ct_hole;
 
+/* A candidate bridge: outline vertex and squared length. */
 typedef struct ct_diag {
   int vert, dist;
 } ct_diag;
 
+/* Orders holes left to right (ties: lower z, then contour index, so the
+ * order never depends on qsort). */
 static int ct_cmp_hole(const void *pa, const void *pb) {
   const ct_hole *a = (const ct_hole *)pa, *b = (const ct_hole *)pb;
   if (a->minx != b->minx) return a->minx < b->minx ? -1 : 1;
@@ -402,6 +440,7 @@ static int ct_cmp_hole(const void *pa, const void *pb) {
   return (a->cont > b->cont) - (a->cont < b->cont);
 }
 
+/* Shortest bridge first; ties keep outline order (a stable sort's). */
 static int ct_cmp_diag(const void *pa, const void *pb) {
   const ct_diag *a = (const ct_diag *)pa, *b = (const ct_diag *)pb;
   if (a->dist != b->dist) return a->dist < b->dist ? -1 : 1;
@@ -429,6 +468,7 @@ static nm_status ct_splice(const nm_alloc *a, nm_contour *ca, nm_contour *cb, in
   int *v = (int *)nm_malloc(a, sizeof(int) * 4 * (size_t)n);
   int i, k = 0;
   if (!v) return NM_ERR_NOMEM;
+  /* both start points appear twice: the bridge is walked there and back */
   for (i = 0; i <= ca->nverts; i++, k++) memcpy(&v[k * 4], &ca->verts[((ia + i) % ca->nverts) * 4], sizeof(int) * 4);
   for (i = 0; i <= cb->nverts; i++, k++) memcpy(&v[k * 4], &cb->verts[((ib + i) % cb->nverts) * 4], sizeof(int) * 4);
   nm_free(a, ca->verts, sizeof(int) * 4 * (size_t)ca->nverts);
@@ -452,6 +492,7 @@ static int ct_find_bridge(const ct_work *w, const nm_contour *outline, const ct_
   for (iter = 0; iter < hole->nverts; iter++) {
     const int *corner = &hole->verts[best * 4];
     int nd = 0;
+    /* candidates: outline vertices that see the corner inside their cone */
     for (j = 0; j < no; j++) {
       const int *v = &outline->verts[j * 4];
       if (nm_i2_in_cone(&outline->verts[((j + no - 1) % no) * 4], v, &outline->verts[((j + 1) % no) * 4], corner)) {
@@ -461,6 +502,8 @@ static int ct_find_bridge(const ct_work *w, const nm_contour *outline, const ct_
       }
     }
     qsort(diags, (size_t)nd, sizeof(ct_diag), ct_cmp_diag);
+    /* the shortest one that crosses neither the outline nor a hole still
+     * to merge (merged holes are part of the outline by now) */
     for (j = 0; j < nd; j++) {
       const int *pt = &outline->verts[diags[j].vert * 4];
       int hit = ct_seg_hits(pt, corner, diags[j].vert, outline->verts, no);
@@ -471,7 +514,7 @@ static int ct_find_bridge(const ct_work *w, const nm_contour *outline, const ct_
         return diags[j].vert;
       }
     }
-    best = (best + 1) % hole->nverts;
+    best = (best + 1) % hole->nverts; /* every bridge crossed: try the next corner */
   }
   return -1;
 }
@@ -495,8 +538,10 @@ static nm_status ct_merge_region(ct_work *w, int outline, ct_hole *holes, int nh
       }
     maxv += h->nverts + 2;
   }
+  /* left to right, each bridged from its leftmost vertex: the holes on its
+   * left are part of the outline by then, so a short bridge can end on them */
   qsort(holes, (size_t)nholes, sizeof(ct_hole), ct_cmp_hole);
-  diags = (ct_diag *)nm_malloc(w->a, sizeof(ct_diag) * (size_t)maxv);
+  diags = (ct_diag *)nm_malloc(w->a, sizeof(ct_diag) * (size_t)maxv); /* outline size after all merges */
   if (!diags) return NM_ERR_NOMEM;
   for (i = 0; i < nholes; i++) {
     int hv = 0;
@@ -540,7 +585,7 @@ static nm_status ct_merge_holes(ct_work *w) {
       j++;
     }
   }
-  qsort(holes, (size_t)nholes, sizeof(ct_hole), ct_cmp_hole);
+  qsort(holes, (size_t)nholes, sizeof(ct_hole), ct_cmp_hole); /* groups by region */
   for (i = 0; i < nholes && st == NM_OK; i = j) {
     const int reg = w->conts[holes[i].cont].reg;
     for (j = i + 1; j < nholes && w->conts[holes[j].cont].reg == reg; j++) {}
@@ -578,6 +623,7 @@ static nm_status ct_finish(ct_work *w, nm_contour_set *cset) {
   return NM_OK;
 }
 
+/* Bounds, cell sizes and grid size of the set, the tile border removed. */
 static void ct_set_bounds(const nm_chf *chf, float max_error, nm_contour_set *cset) {
   const int bs = chf->border_size;
   const float pad = (float)bs * chf->cs;
@@ -597,6 +643,9 @@ static void ct_set_bounds(const nm_chf *chf, float max_error, nm_contour_set *cs
   cset->max_error = max_error;
 }
 
+/* See nm_build.h. max_error in cells ([Limit: >= 0]), max_edge_len in cells
+ * (0: no splitting). NM_ERR_PARAM for bad arguments, NM_ERR_NOMEM with
+ * nothing allocated. An empty field gives an empty set. */
 nm_status nm_contours_build(const nm_chf *chf, float max_error, int max_edge_len, const nm_alloc *a,
                             nm_contour_set *cset) {
   ct_work w;
@@ -630,6 +679,7 @@ nm_status nm_contours_build(const nm_chf *chf, float max_error, int max_edge_len
   return st;
 }
 
+/* Frees the contours; the struct may be reused. */
 void nm_contours_free(nm_contour_set *cset) {
   int i;
   if (!cset) return;

@@ -29,6 +29,10 @@
 #define DT_FLIPS (64 * DT_MAX_VERTS)   /* flip budget of one insertion */
 #define DT_EPS 1e-5f                   /* least doubled area of a new triangle (Recast's) */
 
+/* Scratch of one detail build: per-polygon bounds, the height patch and
+ * its flood queue (sized for the largest polygon), the current polygon's
+ * points, hull and triangles (Recast's limits: 127 vertices, 255
+ * triangles), the triangulation helpers, and the growing output. */
 typedef struct dt_work {
   const nm_alloc *a;
   const nm_chf *chf;
@@ -63,10 +67,12 @@ typedef struct dt_work {
 
 /* ---- stage: height patch ---- */
 
+/* Span across side dir of span s in column (x, y) (chf coordinates). */
 static inline int dt_neighbour(const nm_chf *chf, int x, int y, const nm_cspan *s, int dir) {
   return (int)chf->cells[(x + nm_dir_dx(dir)) + (y + nm_dir_dy(dir)) * chf->width].index + nm_get_con(s, dir);
 }
 
+/* Appends (x, y, span) to the flood queue (capacity: one per patch cell). */
 static inline void dt_push(dt_work *w, int *n, int x, int y, int i) {
   w->queue[*n * 3] = x;
   w->queue[*n * 3 + 1] = y;
@@ -104,7 +110,7 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
   const int bs = chf->border_size;
   int dirs[4] = {0, 1, 2, 3}, j, n = 0, cx = 0, cy = 0, ci, pcx = 0, pcy = 0;
   ci = dt_nearest_span(w, p, npoly, &cx, &cy);
-  if (ci < 0) return 0;
+  if (ci < 0) return 0; /* no span under the polygon at all: heights stay unset */
   for (j = 0; j < npoly; j++) {
     pcx += w->mesh->verts[p[j] * 3];
     pcy += w->mesh->verts[p[j] * 3 + 2];
@@ -119,6 +125,8 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
     n--;
     cx = w->queue[n * 3]; cy = w->queue[n * 3 + 1]; ci = w->queue[n * 3 + 2];
     if (cx == pcx && cy == pcy) break;
+    /* the step towards the centre (along x first) is pushed last so it is
+     * tried first; the others stay on the stack in case it dead-ends */
     direct = cx == pcx ? (pcy > cy ? 1 : 3) : (pcx > cx ? 2 : 0);
     t = dirs[direct]; dirs[direct] = dirs[3]; dirs[3] = t;
     s = &chf->spans[ci];
@@ -132,6 +140,7 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
     }
     t = dirs[direct]; dirs[direct] = dirs[3]; dirs[3] = t;
   }
+  /* the last span reached seeds the flood; the patch becomes heights again */
   memset(w->hp, 0xff, sizeof(uint16_t) * (size_t)(w->hw * w->hh));
   w->hp[(cx - w->hx0) + (cy - w->hy0) * w->hw] = chf->spans[ci].y;
   n = 0;
@@ -165,18 +174,22 @@ static int dt_copy_region(dt_work *w, uint16_t region, int *empty) {
  * another region (where the height flood of a polygon starts). */
 static void dt_mark_region_borders(dt_work *w) {
   const nm_chf *chf = w->chf;
-  int x, y, i, dir;
-  for (y = 0; y < chf->height; y++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + y * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
-        const nm_cspan *s = &chf->spans[i];
-        int border = 0;
-        for (dir = 0; dir < 4 && !border; dir++)
-          border = nm_get_con(s, dir) != NM_NOT_CONNECTED && chf->spans[dt_neighbour(chf, x, y, s, dir)].reg != s->reg;
-        w->rborder[i] = (uint8_t)border;
+  const int off[4] = {-1, chf->width, 1, -chf->width}; /* cell offsets of the four sides */
+  const int ncells = chf->width * chf->height;
+  int ci, i, dir;
+  for (ci = 0; ci < ncells; ci++) {
+    const int end = (int)(chf->cells[ci].index + chf->cells[ci].count);
+    for (i = (int)chf->cells[ci].index; i < end; i++) {
+      const uint32_t con = chf->spans[i].con;
+      const uint16_t reg = chf->spans[i].reg;
+      int border = 0;
+      for (dir = 0; dir < 4 && !border; dir++) {
+        const uint32_t c = (con >> (dir * 6)) & 0x3f;
+        border = c != NM_NOT_CONNECTED && chf->spans[chf->cells[ci + off[dir]].index + c].reg != reg;
       }
+      w->rborder[i] = (uint8_t)border;
     }
+  }
 }
 
 /* Fills the height patch of polygon pi: its region's heights, then a
@@ -194,8 +207,12 @@ static void dt_height_patch(dt_work *w, int pi) {
   w->hh = w->bounds[pi * 4 + 3] - w->hy0;
   if (w->hw <= 0 || w->hh <= 0) { w->hw = w->hh = 0; return; }
   memset(w->hp, 0xff, sizeof(uint16_t) * (size_t)(w->hw * w->hh));
+  /* region 0: the polygon joins several regions (a removed border vertex),
+   * whose spans may lie on other floors; start from its centre instead */
   if (region != 0) n = dt_copy_region(w, region, &empty);
   if (empty) n = dt_seed_center(w, p, npoly);
+  /* breadth first, so unset cells take the height of the nearest floor
+   * connected to the polygon's own spans (never a floor above or below) */
   while (head < n) {
     const int cx = w->queue[head * 3], cy = w->queue[head * 3 + 1];
     const nm_cspan *s = &chf->spans[w->queue[head * 3 + 2]];
@@ -227,6 +244,9 @@ static int dt_get_height(const dt_work *w, float fx, float fy, float fz) {
   iz = iz - w->hy0 < 0 ? 0 : (iz - w->hy0 > w->hh - 1 ? w->hh - 1 : iz - w->hy0);
   h = w->hp[ix + iz * w->hw];
   if (h != DT_UNSET) return h;
+  /* Spiral (1,0), (1,1), (0,1), (-1,1) ... around the cell; a ring ends
+   * after 8, 16, 24 ... steps, and the search stops at the end of the first
+   * ring that found a height (closest to fy wins within the ring). */
   for (i = 0; i < maxiter; i++) {
     const int nx = ix + x, nz = iz + z;
     if (nx >= 0 && nz >= 0 && nx < w->hw && nz < w->hh && w->hp[nx + nz * w->hw] != DT_UNSET) {
@@ -252,11 +272,13 @@ static int dt_get_height(const dt_work *w, float fx, float fy, float fz) {
 
 /* ---- stage: geometry helpers (X/Z unless said otherwise) ---- */
 
+/* X/Z dot product, and the X/Z cross of p1->p2 and p1->p3 (> 0: p3 left). */
 static inline float dt_dot2(const float *a, const float *b) { return a[0] * b[0] + a[2] * b[2]; }
 static inline float dt_cross2(const float *p1, const float *p2, const float *p3) {
   const float u1 = p2[0] - p1[0], v1 = p2[2] - p1[2], u2 = p3[0] - p1[0], v2 = p3[2] - p1[2];
   return u1 * v2 - v1 * u2;
 }
+/* Squared X/Z distance from pt to segment pq. */
 static inline float dt_dist_seg2(const float *pt, const float *p, const float *q) {
   float t;
   return nm_dist_pt_seg_sqr2d(pt, p, q, &t);
@@ -276,7 +298,9 @@ static float dt_dist_seg3(const float *pt, const float *p, const float *q) {
   return dx * dx + dy * dy + dz * dz;
 }
 
-/* Squared distance to the nearest edge, negative inside the polygon. */
+/* Squared distance to the nearest edge, negative inside the polygon (the
+ * caller compares it with -sample_dist / 2 as Recast does, squared against
+ * unsquared, which keeps grid samples a little farther from the edges). */
 static float dt_dist_poly(const float *verts, int n, const float *p) {
   float dmin = FLT_MAX;
   int i, j, inside = 0;
@@ -295,6 +319,8 @@ static float dt_dist_tri(const float *p, const float *a, const float *b, const f
   nm_vsub(v0, c, a);
   nm_vsub(v1, b, a);
   nm_vsub(v2, p, a);
+  /* barycentric (u, v) along ac and ab; 1e-4 of slack keeps points on an
+   * edge inside both triangles */
   d00 = dt_dot2(v0, v0); d01 = dt_dot2(v0, v1); d02 = dt_dot2(v0, v2);
   d11 = dt_dot2(v1, v1); d12 = dt_dot2(v1, v2);
   inv = 1.0f / (d00 * d11 - d01 * d01);
@@ -347,6 +373,7 @@ static void dt_tess_edge(dt_work *w, int j, int i) {
     swapped = 1;
   }
   dx = vi[0] - vj[0]; dy = vi[1] - vj[1]; dz = vi[2] - vj[2];
+  /* nn segments, limited by the per-edge and per-polygon vertex budgets */
   nn = 1 + (int)floorf(sqrtf(dx * dx + dz * dz) / w->sample_dist);
   if (nn >= DT_MAX_EDGE_VERTS) nn = DT_MAX_EDGE_VERTS - 1;
   if (w->nverts + nn >= DT_MAX_VERTS) nn = DT_MAX_VERTS - 1 - w->nverts;
@@ -359,6 +386,8 @@ static void dt_tess_edge(dt_work *w, int j, int i) {
     pos[2] = vj[2] + dz * u;
     pos[1] = (float)dt_get_height(w, pos[0], pos[1], pos[2]) * w->chf->ch;
   }
+  /* keep the end points, then split at the worst sample (3-D distance to
+   * the kept segment) until all are within max_error */
   idx[0] = 0;
   idx[1] = nn;
   for (k = 0; k < nidx - 1;) {
@@ -377,6 +406,7 @@ static void dt_tess_edge(dt_work *w, int j, int i) {
       k++;
     }
   }
+  /* the hull runs j -> i: reverse the samples of a swapped edge */
   w->hull[w->nhull++] = j;
   for (k = 1; k < nidx - 1; k++) {
     nm_vcopy(&w->verts[w->nverts * 3], &edge[idx[swapped ? nidx - 1 - k : k] * 3]);
@@ -393,7 +423,7 @@ static void dt_triangulate_hull(dt_work *w) {
   int i, start = 0, left = 1, right = nh - 1;
   float dmin = FLT_MAX;
   w->tris.n = 0;
-  for (i = 0; i < nh; i++) {
+  for (i = 0; i < nh; i++) { /* only corners of the polygon make real ears */
     const int pi = i > 0 ? i - 1 : nh - 1, ni = i + 1 < nh ? i + 1 : 0;
     const float *pv = &v[hull[pi] * 3], *cv = &v[hull[i] * 3], *nv = &v[hull[ni] * 3];
     float d;
@@ -500,6 +530,9 @@ static int dt_best_point(const dt_work *w, int s, int t) {
       r = dt_circle(&v[s * 3], &v[t * 3], &v[u * 3], c);
       continue;
     }
+    /* outside the circle (0.1% tolerance): keep; well inside: take u;
+     * on the circle: take u only if its edges cross nothing (a cocircular
+     * point must not produce overlapping triangles) */
     d = nm_vdist2d(c, &v[u * 3]);
     if (d > r * (1 + 0.001f)) continue;
     if (!(d < r * (1 - 0.001f)) && (dt_overlaps(w, s, u) || dt_overlaps(w, t, u))) continue;
@@ -518,10 +551,11 @@ static void dt_complete_facet(dt_work *w, int ei, int *nfaces, int maxe) {
   else if (e[3] == DT_UNDEF) { s = e[1]; t = e[0]; }
   else return;
   pt = dt_best_point(w, s, t);
-  if (pt >= w->nverts) {
+  if (pt >= w->nverts) { /* nothing on that side: the edge is on the hull */
     dt_update_left(e, s, t, DT_HULL);
     return;
   }
+  /* new face (s, t, pt): its other two edges are added or told about it */
   dt_update_left(e, s, t, *nfaces);
   k = dt_find_edge(w, pt, s);
   if (k == DT_UNDEF) dt_add_edge(w, maxe, pt, s, *nfaces, DT_UNDEF);
@@ -535,6 +569,9 @@ static void dt_complete_facet(dt_work *w, int ei, int *nfaces, int maxe) {
 /* Turns the edge table into triangles and drops faces left incomplete. */
 static void dt_faces_to_tris(dt_work *w, int nfaces) {
   int i, *tr = w->tris.v;
+  /* Each edge knows the faces on its two sides; the first edge seen of a
+   * face gives two corners in the face's winding, a later edge that starts
+   * or ends at one of them gives the third. */
   for (i = 0; i < nfaces * 4; i++) tr[i] = -1;
   for (i = 0; i < w->edges.n; i += 4) {
     const int *e = &w->edges.v[i];
@@ -552,6 +589,7 @@ static void dt_faces_to_tris(dt_work *w, int nfaces) {
     }
   }
   w->tris.n = nfaces * 4;
+  /* a face left without a third corner (a failed facet) is dropped */
   for (i = 0; i < w->tris.n; i += 4) {
     int *t = &tr[i];
     if (t[0] != -1 && t[1] != -1 && t[2] != -1) {
@@ -570,6 +608,9 @@ static void dt_delaunay(dt_work *w) {
   const int maxe = w->nverts * 10;
   int i, j, cur, nfaces = 0;
   w->edges.n = 0;
+  /* hull edges have the outside on their left; each open side of an edge
+   * gets the triangle with the best point, which adds up to two new edges
+   * to complete later */
   for (i = 0, j = w->nhull - 1; i < w->nhull; j = i++)
     dt_add_edge(w, maxe, w->hull[j], w->hull[i], DT_HULL, DT_UNDEF);
   for (cur = 0; cur < w->edges.n / 4; cur++) {
@@ -577,6 +618,7 @@ static void dt_delaunay(dt_work *w) {
     if (w->edges.v[cur * 4 + 3] == DT_UNDEF) dt_complete_facet(w, cur, &nfaces, maxe);
   }
   dt_faces_to_tris(w, nfaces);
+  /* leave the edge map empty for the next triangulation */
   for (i = 0; i < w->edges.n; i += 4)
     w->emap[w->edges.v[i] * DT_MAP + w->edges.v[i + 1]] = w->emap[w->edges.v[i + 1] * DT_MAP + w->edges.v[i]] = 0;
 }
@@ -596,6 +638,8 @@ static nm_status dt_grow(const nm_alloc *a, void **p, int *cap, int need, size_t
 
 /* ---- stage: interior samples ---- */
 
+/* Recast's fixed jitter in [-1, 1] of sample i: breaks up the grid's
+ * cocircular points (it moves samples by up to 0.1 cell). */
 static float dt_jitter(int i, uint32_t k) { return ((float)(((uint32_t)i * k) & 0xffff) / 65535.0f * 2.0f) - 1.0f; }
 
 /* Grid points every sample_dist inside the polygon (away from its edges),
@@ -618,6 +662,7 @@ static nm_status dt_grid_samples(dt_work *w, const float *bmin, const float *bma
       if (nm_ivec_push4(w->a, &w->samples, x, dt_get_height(w, pt[0], pt[1], pt[2]), z, 2) != NM_OK)
         return NM_ERR_NOMEM;
     }
+  /* the measuring points are fixed per sample: compute them once */
   if (dt_grow(w->a, (void **)&w->spts, &w->spts_cap, w->samples.n, sizeof(float)) != NM_OK) return NM_ERR_NOMEM;
   for (i = 0; i < w->samples.n / 4; i++) {
     const int *sm = &w->samples.v[i * 4];
@@ -655,6 +700,7 @@ static void dt_remeasure(dt_work *w, const int *t, float m) {
   }
 }
 
+/* Every sample's error must be measured again (new triangulation). */
 static void dt_stale_all(dt_work *w) {
   int i;
   for (i = 0; i < w->samples.n / 4; i++) w->samples.v[i * 4 + 3] |= 2;
@@ -668,6 +714,8 @@ static void dt_stale_all(dt_work *w) {
  * the hull and its interior points (then insertion is not used). */
 static int dt_build_adjacency(dt_work *w) {
   const int nt = w->tris.n / 4, ni = w->nverts - w->nhull;
+  /* Euler: h hull and i interior points make 2i + h - 2 triangles; the
+   * directed-edge map must see each directed edge once */
   int t, k, ok = nt == 2 * ni + w->nhull - 2;
   for (t = 0; t < nt && ok; t++)
     for (k = 0; k < 3; k++) {
@@ -685,6 +733,7 @@ static int dt_build_adjacency(dt_work *w) {
   return ok;
 }
 
+/* X/Z orientation of vertices a, b, c (twice the signed area). */
 static inline float dt_orient(const dt_work *w, int a, int b, int c) {
   return dt_cross2(&w->verts[a * 3], &w->verts[b * 3], &w->verts[c * 3]);
 }
@@ -727,15 +776,17 @@ static void dt_legalize(dt_work *w, int n) {
     const int nb = w->tadj[t * 3], nbp = w->tadj[t * 3 + 1], npa = w->tadj[t * 3 + 2];
     float c[3], r, o;
     int k, d, nad, ndb;
-    if (nb < 0) continue;
+    if (nb < 0) continue; /* hull edges stay */
     k = dt_slot(w, nb, a); /* nb = (b, a, d) rotated: a at k, d at k+1, b at k+2 */
     d = w->tris.v[nb * 4 + (k + 1) % 3];
     nad = w->tadj[nb * 3 + k];
     ndb = w->tadj[nb * 3 + (k + 1) % 3];
     r = dt_circle(&w->verts[a * 3], &w->verts[b * 3], &w->verts[p * 3], c);
     if (!(nm_vdist2d(c, &w->verts[d * 3]) < r * (1 - 0.001f))) continue;
+    /* flip only into two proper triangles (no slivers under Recast's EPS) */
     o = dt_orient(w, a, b, p) > 0 ? 1.0f : -1.0f;
     if (!(dt_orient(w, a, d, p) * o > DT_EPS) || !(dt_orient(w, d, b, p) * o > DT_EPS)) continue;
+    /* ab becomes dp: (a, d, p) and (d, b, p), both with p last again */
     dt_tri_set(w, t, a, d, p, nad, nb, npa);
     dt_tri_set(w, nb, d, b, p, ndb, nbp, t);
     dt_adj_swap(w, nad, nb, t);
@@ -750,7 +801,7 @@ static void dt_legalize(dt_work *w, int n) {
  * when none does. */
 static int dt_locate(const dt_work *w, int v, int *edge) {
   int t, k;
-  for (t = 0; t < w->tris.n / 4; t++) {
+  for (t = 0; t < w->tris.n / 4; t++) { /* a linear scan: a polygon has < 255 triangles */
     const int *tv = &w->tris.v[t * 4];
     const float o = dt_orient(w, tv[0], tv[1], tv[2]);
     int on = -1, in = 1;
@@ -808,7 +859,7 @@ static int dt_insert(dt_work *w, int v, float margin) {
   int edge, i;
   const int t = dt_locate(w, v, &edge), t1 = w->tris.n / 4, t2 = t1 + 1;
   if (t < 0 || (edge >= 0 && w->tadj[t * 3 + edge] < 0) || t2 >= DT_TRI_CAP) return 0;
-  w->stamp++;
+  w->stamp++; /* a new set of changed triangles */
   w->ntouched = 0;
   w->tris.n += 8;
   if (edge >= 0) dt_split_edge(w, t, t1, t2, edge, v);
@@ -828,7 +879,7 @@ static int dt_worst_sample(dt_work *w, float *bestd) {
     int *st = &w->samples.v[i * 4 + 3];
     float *p = &w->spts[i * 4];
     if (*st & 1) continue;
-    if (*st & 2) {
+    if (*st & 2) { /* stale: measure against the whole triangulation */
       p[3] = dt_dist_mesh(w, p);
       *st &= ~2;
     }
@@ -850,6 +901,7 @@ static nm_status dt_add_samples(dt_work *w) {
     nm_vmin(bmin, &w->in[i * 3]);
     nm_vmax(bmax, &w->in[i * 3]);
   }
+  /* slack around changed triangles, above the barycentric test's 1e-4 */
   margin = 1e-3f * nm_maxf(bmax[0] - bmin[0], bmax[2] - bmin[2]) + 1e-4f;
   if (dt_grid_samples(w, bmin, bmax) != NM_OK) return NM_ERR_NOMEM;
   ns = w->samples.n / 4;
@@ -879,6 +931,8 @@ static nm_status dt_build_poly(dt_work *w) {
   w->nhull = 0;
   w->tris.n = 0;
   min_extent = dt_min_extent(w->verts, w->nverts);
+  /* the outline first (its samples are shared with the neighbours), then
+   * interior samples unless the polygon is a sliver */
   if (w->sample_dist > 0)
     for (i = 0, j = w->nin - 1; i < w->nin; j = i++) dt_tess_edge(w, j, i);
   else
@@ -922,11 +976,11 @@ static nm_status dt_store(dt_work *w, uint32_t *meshrec) {
   for (j = 0; j < w->nverts; j++) {
     float *d = &w->overts[(w->noverts + j) * 3];
     d[0] = w->verts[j * 3] + orig[0];
-    d[1] = w->verts[j * 3 + 1] + orig[1] + w->chf->ch;
+    d[1] = w->verts[j * 3 + 1] + orig[1] + w->chf->ch; /* one cell up, as Recast */
     d[2] = w->verts[j * 3 + 2] + orig[2];
   }
   w->noverts += w->nverts;
-  for (j = 0; j < ntris; j++) {
+  for (j = 0; j < ntris; j++) { /* indices are local to the polygon (< 127) */
     const int *t = &w->tris.v[j * 4];
     uint8_t *d = &w->otris[(w->notris + j) * 4];
     d[0] = (uint8_t)t[0];
@@ -978,6 +1032,7 @@ static int dt_mesh_fits(const nm_polymesh *m, const nm_chf *chf) {
   return 1;
 }
 
+/* Allocates the scratch; sizes come from the largest polygon patch. */
 static nm_status dt_work_init(dt_work *w) {
   int cells;
   w->bounds = (int *)nm_malloc(w->a, sizeof(int) * 4 * (size_t)w->mesh->npolys);
@@ -1002,6 +1057,7 @@ static nm_status dt_work_init(dt_work *w) {
   return NM_OK;
 }
 
+/* Frees whatever the work still owns (exact sizes from its counters). */
 static void dt_work_free(dt_work *w) {
   nm_free(w->a, w->bounds, sizeof(int) * 4 * (size_t)w->mesh->npolys);
   nm_free(w->a, w->hp, sizeof(uint16_t) * (size_t)(w->hp_cap + 1));
@@ -1032,6 +1088,7 @@ static nm_status dt_build_all(dt_work *w, uint32_t *meshes) {
       w->nin++;
     }
     dt_height_patch(w, i);
+    /* a polygon without a patch keeps just its corners (and no triangles) */
     if (w->nin < 3 || w->hw == 0) {
       w->nverts = w->nin;
       memcpy(w->verts, w->in, sizeof(float) * 3 * (size_t)w->nin);
@@ -1045,7 +1102,8 @@ static nm_status dt_build_all(dt_work *w, uint32_t *meshes) {
   return NM_OK;
 }
 
-/* Trims the output arrays to their exact sizes and hands them over. */
+/* Trims the output arrays to their exact sizes and hands them over (the
+ * detail mesh frees them with its counts). */
 static nm_status dt_finish(dt_work *w, nm_polymesh_detail *d) {
   if (w->noverts < w->ovcap) {
     void *p = w->noverts ? nm_realloc(w->a, w->overts, sizeof(float) * 3 * (size_t)w->ovcap,
@@ -1072,6 +1130,9 @@ static nm_status dt_finish(dt_work *w, nm_polymesh_detail *d) {
   return NM_OK;
 }
 
+/* See nm_build.h. sample_dist [Units: wu] (0: no samples), sample_max_error
+ * [Units: wu]. The chf must be the one the mesh was built from
+ * (NM_ERR_PARAM when the mesh does not fit it). */
 nm_status nm_detail_build(const nm_polymesh *mesh, const nm_chf *chf, float sample_dist, float sample_max_error,
                           const nm_alloc *a, nm_polymesh_detail *dmesh) {
   dt_work w;
@@ -1106,6 +1167,7 @@ nm_status nm_detail_build(const nm_polymesh *mesh, const nm_chf *chf, float samp
   return NM_OK;
 }
 
+/* Frees the detail arrays; the struct may be reused. */
 void nm_detail_free(nm_polymesh_detail *dmesh) {
   if (!dmesh) return;
   nm_free(&dmesh->a, dmesh->meshes, sizeof(uint32_t) * 4 * (size_t)dmesh->nmeshes);

@@ -20,6 +20,10 @@
 #define PM_IDX(v) ((v) & 0x0fffffff)
 #define PM_NULL NM_MESH_NULL_IDX
 
+/* Scratch of one poly mesh build: the mesh arrays while they grow (sized
+ * for the worst case: every contour vertex distinct, every triangle kept),
+ * the vertex hash, per-contour scratch sized for the largest contour, and
+ * growable scratch for re-filling the holes left by removed vertices. */
 typedef struct pm_work {
   const nm_alloc *a;
   int nvp;
@@ -40,11 +44,14 @@ typedef struct pm_work {
   int hpolys_cap;
 } pm_work;
 
+/* Cyclic neighbours of position i in a polygon of n. */
 static inline int pm_next(int i, int n) { return i + 1 < n ? i + 1 : 0; }
 static inline int pm_prev(int i, int n) { return i > 0 ? i - 1 : n - 1; }
 
 /* ---- stage: ear clipping ---- */
 
+/* Point at polygon position i: idx holds vertex numbers (with the ear flag
+ * in a high bit) into verts, four ints per vertex. */
 static inline const int *pm_pt(const int *verts, const int *idx, int i) { return &verts[PM_IDX(idx[i]) * 4]; }
 
 /* The segment i-j crosses no edge of the polygon that does not touch it
@@ -56,6 +63,8 @@ static int pm_diagonalie(int i, int j, int n, const int *verts, const int *idx, 
     const int k1 = pm_next(k, n);
     const int *p0, *p1;
     if (k == i || k1 == i || k == j || k1 == j) continue;
+    /* edges meeting the diagonal at a shared point (outlines that touch
+     * themselves, like merged holes) do not block it */
     p0 = pm_pt(verts, idx, k);
     p1 = pm_pt(verts, idx, k1);
     if (nm_i2_equal(d0, p0) || nm_i2_equal(d1, p0) || nm_i2_equal(d0, p1) || nm_i2_equal(d1, p1)) continue;
@@ -71,6 +80,8 @@ static int pm_diagonal(int i, int j, int n, const int *verts, const int *idx, in
   const int *pn = pm_pt(verts, idx, pm_next(i, n)), *pp = pm_pt(verts, idx, pm_prev(i, n));
   int in;
   if (!loose) in = nm_i2_in_cone(pp, pi, pn, pj);
+  /* loose cone: collinear sides count as inside, which lets a diagonal run
+   * along an overlapping stretch of the outline */
   else if (nm_i2_left_on(pp, pi, pn)) in = nm_i2_left_on(pi, pj, pp) && nm_i2_left_on(pj, pi, pn);
   else in = !(nm_i2_left_on(pi, pj, pn) && nm_i2_left_on(pj, pi, pp));
   return in && pm_diagonalie(i, j, n, verts, idx, loose);
@@ -103,11 +114,12 @@ static void pm_set_ear(int *idx, int i, int ear) { idx[i] = ear ? (idx[i] | PM_E
  * Recast keeps them). idx is clobbered. */
 static int pm_triangulate(int n, const int *verts, int *idx, int *tris) {
   int ntris = 0, i;
+  /* a vertex is an ear tip when its two neighbours see each other */
   for (i = 0; i < n; i++)
     if (pm_diagonal(i, pm_next(pm_next(i, n), n), n, verts, idx, 0)) idx[pm_next(i, n)] |= PM_EAR;
   while (n > 3) {
     int i1, mini = pm_best_ear(n, verts, idx, 0);
-    if (mini < 0) mini = pm_best_ear(n, verts, idx, 1);
+    if (mini < 0) mini = pm_best_ear(n, verts, idx, 1); /* overlapping segments: relax the tests */
     if (mini < 0) return -ntris;
     i = mini;
     i1 = pm_next(i, n);
@@ -115,6 +127,7 @@ static int pm_triangulate(int n, const int *verts, int *idx, int *tris) {
     tris[ntris * 3 + 1] = PM_IDX(idx[i1]);
     tris[ntris * 3 + 2] = PM_IDX(idx[pm_next(i1, n)]);
     ntris++;
+    /* cut the tip out; only the flags of its two neighbours can change */
     n--;
     memmove(&idx[i1], &idx[i1 + 1], sizeof(int) * (size_t)(n - i1));
     if (i1 >= n) i1 = 0;
@@ -130,12 +143,14 @@ static int pm_triangulate(int n, const int *verts, int *idx, int *tris) {
 
 /* ---- stage: merging triangles into convex polygons ---- */
 
+/* Vertices used in a polygon record (unused slots hold PM_NULL). */
 static int pm_count(const uint16_t *p, int nvp) {
   int i;
   for (i = 0; i < nvp && p[i] != PM_NULL; i++) {}
   return i;
 }
 
+/* c strictly left of a->b, on mesh vertices (Recast's sign). */
 static int pm_uleft(const uint16_t *a, const uint16_t *b, const uint16_t *c) {
   return ((int)b[0] - (int)a[0]) * ((int)c[2] - (int)a[2]) - ((int)c[0] - (int)a[0]) * ((int)b[2] - (int)a[2]) < 0;
 }
@@ -159,6 +174,8 @@ static int pm_merge_value(const uint16_t *pa, const uint16_t *pb, const uint16_t
     }
   }
   if (*ea < 0) return -1;
+  /* convex: at both ends of the shared edge the joined corner turns the
+   * right way (collinear corners are refused, as in Recast) */
   if (!pm_uleft(&verts[pa[(*ea + na - 1) % na] * 3], &verts[pa[*ea] * 3], &verts[pb[(*eb + 2) % nb] * 3])) return -1;
   if (!pm_uleft(&verts[pb[(*eb + nb - 1) % nb] * 3], &verts[pb[*eb] * 3], &verts[pa[(*ea + 2) % na] * 3])) return -1;
   va = &verts[pa[*ea] * 3];
@@ -173,6 +190,7 @@ static void pm_merge_into(uint16_t *pa, const uint16_t *pb, int ea, int eb, uint
   const int na = pm_count(pa, nvp), nb = pm_count(pb, nvp);
   int i, n = 0;
   for (i = 0; i < nvp; i++) tmp[i] = PM_NULL;
+  /* pa from the end of the shared edge round to its start, then pb likewise */
   for (i = 0; i < na - 1; i++) tmp[n++] = pa[(ea + 1 + i) % na];
   for (i = 0; i < nb - 1; i++) tmp[n++] = pb[(eb + 1 + i) % nb];
   memcpy(pa, tmp, sizeof(uint16_t) * (size_t)nvp);
@@ -194,6 +212,7 @@ static int pm_merge_polys(uint16_t *polys, int npolys, uint16_t *regs, uint16_t 
         if (v > best) { best = v; ba = j; bb = k; bea = ea; beb = eb; }
       }
     if (best <= 0) return npolys;
+    /* pb is replaced by the last polygon, keeping the records contiguous */
     pm_merge_into(&polys[ba * nvp], &polys[bb * nvp], bea, beb, tmp, nvp);
     if (regs && regs[ba] != regs[bb]) regs[ba] = 0;
     if (bb != npolys - 1) {
@@ -207,6 +226,8 @@ static int pm_merge_polys(uint16_t *polys, int npolys, uint16_t *regs, uint16_t 
 
 /* ---- stage: vertices and per-contour polygons ---- */
 
+/* Bucket of a vertex position; any spread works (a chain holds all the
+ * vertices of one x/z column in insertion order whatever the hash). */
 static int pm_hash(int x, int z) {
   const uint32_t h = 0x8da6b343u * (uint32_t)x + 0xcb1ab31fu * (uint32_t)z;
   return (int)(h & (PM_BUCKETS - 1));
@@ -250,12 +271,14 @@ static void pm_add_contour(pm_work *w, const nm_contour *c) {
   int j, k, ntris, np = 0;
   for (j = 0; j < c->nverts; j++) w->idx[j] = j;
   ntris = pm_triangulate(c->nverts, c->verts, w->idx, w->tris);
-  if (ntris < 0) ntris = -ntris;
+  if (ntris < 0) ntris = -ntris; /* broken outline: keep what was cut, like Recast */
   for (j = 0; j < c->nverts; j++) {
     const int *v = &c->verts[j * 4];
     w->idx[j] = pm_add_vertex(w, v[0], v[1], v[2]);
     if (v[3] & NM_BORDER_VERTEX) w->vflags[w->idx[j]] = 1;
   }
+  /* one polygon per non-degenerate triangle (a triangle can collapse when
+   * welding joined two of its corners), plus one scratch record */
   for (j = 0; j < (ntris + 1) * nvp; j++) w->cpolys[j] = PM_NULL;
   for (j = 0; j < ntris; j++) {
     const int *t = &w->tris[j * 3];
@@ -282,7 +305,9 @@ static nm_status pm_can_remove(pm_work *w, int rem, int *ok) {
     for (j = 0; j < nv; j++) nrem += p[j] == rem;
     if (nrem) remaining += nv - (nrem + 1);
   }
-  if (remaining <= 2) return NM_OK;
+  if (remaining <= 2) return NM_OK; /* e.g. the tip of a lone triangle */
+  /* count, per other end point, the edges from rem: each inner edge of the
+   * fan is shared by two polygons, an open one (fan border) by one */
   w->edges.n = 0;
   for (i = 0; i < w->npolys; i++) {
     const uint16_t *p = &w->polys[i * nvp * 2];
@@ -296,7 +321,7 @@ static nm_status pm_can_remove(pm_work *w, int rem, int *ok) {
     }
   }
   for (m = 0; m < w->edges.n; m += 4) open += w->edges.v[m + 1] < 2;
-  *ok = open <= 2;
+  *ok = open <= 2; /* more: rem joins polygons that are not one fan */
   return NM_OK;
 }
 
@@ -323,6 +348,7 @@ static nm_status pm_cut_out(pm_work *w, int rem) {
     w->npolys--;
     i--;
   }
+  /* delete the vertex; every index above it moves down one */
   memmove(&w->verts[rem * 3], &w->verts[(rem + 1) * 3], sizeof(uint16_t) * 3 * (size_t)(w->nverts - rem - 1));
   w->nverts--;
   for (i = 0; i < w->npolys; i++)
@@ -335,7 +361,8 @@ static nm_status pm_cut_out(pm_work *w, int rem) {
   return NM_OK;
 }
 
-/* Pushes (v, reg, area) at the front or back of the hole chain. */
+/* Pushes (v, reg, area) at the front or back of the hole chain (the three
+ * arrays are parallel; capacity was reserved by pm_chain_hole). */
 static void pm_chain_push(pm_work *w, int front, int v, int reg, int area) {
   nm_ivec *arr[3];
   const int val[3] = {v, reg, area};
@@ -362,6 +389,9 @@ static nm_status pm_chain_hole(pm_work *w) {
       nm_ivec_reserve(w->a, &w->harea, ne + 1) != NM_OK)
     return NM_ERR_NOMEM;
   w->hole.n = w->hreg.n = w->harea.n = 0;
+  /* edges run the polygons' way round, so an edge ending at the chain's
+   * first vertex goes in front and one starting at its last goes behind;
+   * edge 0 itself is matched on the first pass */
   pm_chain_push(w, 0, e[0], e[2], e[3]);
   while (ne && match) {
     match = 0;
@@ -379,7 +409,8 @@ static nm_status pm_chain_hole(pm_work *w) {
   return NM_OK;
 }
 
-/* Grows the hole polygon scratch (uint16) to n entries. */
+/* Grows the hole polygon scratch (uint16) to n entries: polygons, then
+ * their regions, then their areas. */
 static nm_status pm_hpolys_reserve(pm_work *w, int n) {
   uint16_t *p;
   if (n <= w->hpolys_cap) return NM_OK;
@@ -415,6 +446,7 @@ static nm_status pm_fill_hole(pm_work *w) {
     const int *t = &w->ttris.v[i * 3];
     const int *hr = w->hreg.v;
     if (t[0] == t[1] || t[0] == t[2] || t[1] == t[2]) continue;
+    /* triangle corners are chain positions; the chain holds mesh vertices */
     for (k = 0; k < 3; k++) polys[np * nvp + k] = (uint16_t)w->hole.v[t[k]];
     pregs[np] = (uint16_t)((hr[t[0]] == hr[t[1]] && hr[t[1]] == hr[t[2]]) ? hr[t[0]] : 0);
     pareas[np] = (uint16_t)w->harea.v[t[0]];
@@ -434,6 +466,7 @@ static nm_status pm_remove_border_vertices(pm_work *w) {
     if (!ok) continue;
     if (pm_cut_out(w, i) != NM_OK) return NM_ERR_NOMEM;
     if (w->edges.n > 0 && (pm_chain_hole(w) != NM_OK || pm_fill_hole(w) != NM_OK)) return NM_ERR_NOMEM;
+    /* the flags follow the renumbered vertices; look at slot i again */
     memmove(&w->vflags[i], &w->vflags[i + 1], (size_t)(w->nverts - i));
     i--;
   }
@@ -455,6 +488,8 @@ static nm_status pm_adjacency(pm_work *w) {
     return NM_ERR_NOMEM;
   }
   nexte = first + w->nverts;
+  /* edge records: (v0 < v1, first poly, its edge, second poly, its edge);
+   * chained per lower vertex. Second poly == first means unmatched. */
   for (i = 0; i < w->nverts; i++) first[i] = -1;
   for (i = 0; i < w->npolys; i++) {
     const uint16_t *t = &w->polys[i * nvp * 2];
@@ -473,7 +508,7 @@ static nm_status pm_adjacency(pm_work *w) {
     const int nv = pm_count(t, nvp);
     for (j = 0; j < nv; j++) {
       const int v0 = t[j], v1 = t[(j + 1) % nv];
-      if (v0 <= v1) continue;
+      if (v0 <= v1) continue; /* the same edge walked the other way */
       for (e = first[v1]; e != -1; e = nexte[e])
         if (edges[e * 6 + 1] == v0 && edges[e * 6 + 2] == edges[e * 6 + 4]) {
           edges[e * 6 + 4] = i;
@@ -482,6 +517,7 @@ static nm_status pm_adjacency(pm_work *w) {
         }
     }
   }
+  /* store both directions of every matched edge; unmatched ones stay open */
   for (i = 0; i < ne; i++) {
     const int *d = &edges[i * 6];
     if (d[2] == d[4]) continue;
@@ -504,6 +540,8 @@ static void pm_portals(pm_work *w, int width, int height) {
     for (j = 0; j < nv; j++) {
       const uint16_t *va = &w->verts[p[j] * 3], *vb = &w->verts[p[(j + 1) % nv] * 3];
       if (p[nvp + j] != PM_NULL) continue;
+      /* both ends on the same side of the square (x = 0, z = height, x =
+       * width, z = 0); the tile links find out what lies beyond */
       if (va[0] == 0 && vb[0] == 0) p[nvp + j] = 0x8000 | 0;
       else if (va[2] == height && vb[2] == height) p[nvp + j] = 0x8000 | 1;
       else if (va[0] == width && vb[0] == width) p[nvp + j] = 0x8000 | 2;
@@ -514,6 +552,7 @@ static void pm_portals(pm_work *w, int width, int height) {
 
 /* ---- entry points ---- */
 
+/* Frees whatever the work still owns (exact sizes from its counters). */
 static void pm_work_free(pm_work *w) {
   const nm_alloc *a = w->a;
   nm_free(a, w->verts, sizeof(uint16_t) * 3 * (size_t)w->maxverts);
@@ -547,7 +586,7 @@ static nm_status pm_work_init(pm_work *w, const nm_contour_set *cset, int nvp, c
     w->maxpolys += n - 2;
     w->maxcv = nm_maxi(w->maxcv, n);
   }
-  if (w->maxverts >= 0xfffe) return NM_ERR_PARAM;
+  if (w->maxverts >= 0xfffe) return NM_ERR_PARAM; /* indices are 16 bits: use tiles */
   if (w->maxverts == 0) return NM_OK;
   w->verts = (uint16_t *)nm_malloc(a, sizeof(uint16_t) * 3 * (size_t)w->maxverts);
   w->polys = (uint16_t *)nm_malloc(a, sizeof(uint16_t) * 2 * (size_t)nvp * (size_t)w->maxpolys);
@@ -592,6 +631,10 @@ static nm_status pm_finish(pm_work *w, nm_polymesh *mesh) {
   return NM_OK;
 }
 
+/* See nm_build.h. Polygon flags come out 0 (the caller assigns them);
+ * regions are the contours' (0 where removing a border vertex joined
+ * polygons of several regions). NM_ERR_PARAM for nvp outside 3..6 or more
+ * than 65533 contour vertices. */
 nm_status nm_polymesh_build(const nm_contour_set *cset, int nvp, const nm_alloc *a, nm_polymesh *mesh) {
   pm_work w;
   nm_status st;
@@ -618,6 +661,7 @@ nm_status nm_polymesh_build(const nm_contour_set *cset, int nvp, const nm_alloc 
   return st;
 }
 
+/* Frees the mesh's arrays; the struct may be reused. */
 void nm_polymesh_free(nm_polymesh *mesh) {
   if (!mesh) return;
   nm_free(&mesh->a, mesh->verts, sizeof(uint16_t) * 3 * (size_t)mesh->nverts);
