@@ -45,10 +45,22 @@ for f in bench/*_bench.c; do
   echo
   gcc $CFLAGS "$f" $B/libnavmesh.a -lm -lpthread -o "$B/$n" && "$B/$n" "$SHARED" "$SECS" 2>>"$JSON"
 done
+# Recast building the same meshes (the yardstick for bench/build_bench.c)
+if [ -f /usr/include/recastnavigation/Recast.h ] && command -v g++ >/dev/null; then
+  echo
+  g++ -O2 -I/usr/include/recastnavigation -Iinclude bench/recast_build_bench.cpp $B/libnavmesh.a \
+    -lRecast -lDetour -lm -o $B/recast_build_bench && $B/recast_build_bench "$SHARED" 2>>"$JSON"
+fi
 for f in bench/*_bench.lua; do
   [ -f "$f" ] || continue
   echo
   LUA_PATH="lua/?.lua;spec/?.lua;examples/?.lua;;" LUA_CPATH="$B/5.4/?.so;;" lua5.4 "$f" "$SHARED" "$SECS" 2>>"$JSON"
 done
+# 1 vs 2 threads on one shared mesh: Lua 5.4 states opening it by name, and
+# the core directly (bench/threads.c, also `make bench-threads`).
+if make -s "$B/bench/threads" >/dev/null 2>&1 && [ -f "$B/5.4/navmesh/core.so" ]; then
+  echo
+  "$B/bench/threads" "lua/?.lua;examples/?.lua" "$B/5.4/?.so" "$SECS" 3 2>>"$JSON"
+fi
 echo
 echo "JSON lines: $JSON"
