@@ -54,7 +54,13 @@ static void *lim_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 static char *g_mset, *g_own;
 static size_t g_mset_len, g_own_len;
-static char g_path[64] = "/tmp/navmesh-oom-XXXXXX", g_out[80];
+static char g_path[64] = "/tmp/navmesh-oom-XXXXXX", g_out[80], g_obj[80];
+
+/* A floor with a block on it, as OBJ text (build scenarios). */
+static const char obj_text[] =
+    "v 0 0 0\nv 20 0 0\nv 20 0 20\nv 0 0 20\nv 8 0 8\nv 12 0 8\nv 12 0 12\nv 8 0 12\n"
+    "v 8 3 8\nv 12 3 8\nv 12 3 12\nv 8 3 12\nf 1 4 3 2\nf 9 12 11 10\nf 5 6 10 9\nf 6 7 11 10\n"
+    "f 7 8 12 11\nf 8 5 9 12\n";
 
 static void make_data(void) {
   nm_navmesh *m;
@@ -76,6 +82,10 @@ static void make_data(void) {
   fwrite(g_mset, 1, g_mset_len, f);
   fclose(f);
   snprintf(g_out, sizeof g_out, "%s.out", g_path);
+  snprintf(g_obj, sizeof g_obj, "%s.obj", g_path);
+  if (!(f = fopen(g_obj, "wb"))) abort();
+  fputs(obj_text, f);
+  fclose(f);
 }
 
 static const char setup_chunk[] =
@@ -99,6 +109,10 @@ static lua_State *new_state(lim *c) {
   lua_setglobal(L, "path");
   lua_pushstring(L, g_out);
   lua_setglobal(L, "outpath");
+  lua_pushstring(L, g_obj);
+  lua_setglobal(L, "objpath");
+  lua_pushstring(L, obj_text);
+  lua_setglobal(L, "objtext");
   if (luaL_dostring(L, setup_chunk) != LUA_OK) {
     printf("#   setup failed: %s\n", lua_tostring(L, -1));
     abort();
@@ -200,13 +214,25 @@ TEST(save) {
   scenario("save file", "return mesh:save(outpath) and 'ok' or 'nil'");
 }
 
+TEST(build) {
+  scenario("parseObj", "local v, t = navmesh.parseObj(objtext) "
+                       "return (v and #v == 36 and #t == 36) and 'ok' or 'nil'");
+  scenario("build", "local v, t = navmesh.parseObj(objtext)\n"
+                    "local m = navmesh.build(v, t, {cellSize = 0.5, tileSize = 16})\n"
+                    "return m and 'ok' or 'nil'");
+  scenario("buildObj", "local m, e = navmesh.buildObj(objpath, {cellSize = 0.5}) "
+                       "return m and 'ok' or ('nil: ' .. tostring(e))");
+}
+
 int main(void) {
   make_data();
   RUN(load);
   RUN(make);
   RUN(queries);
   RUN(save);
+  RUN(build);
   unlink(g_path);
+  unlink(g_obj);
   unlink(g_out);
   free(g_mset);
   free(g_own);

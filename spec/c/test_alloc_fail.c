@@ -11,7 +11,9 @@
  * saving, query creation, and nm_obj_parse / nm_navmesh_build once the
  * library defines them (NM_TEST_HAVE_OBJ / NM_TEST_HAVE_BUILD, set by the
  * Makefile). */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include "tap.h"
 #include "fixture.h"
@@ -28,7 +30,18 @@ typedef struct counting {
 
 typedef struct block { size_t size; size_t pad; } block; /* 16-byte header */
 
+/* Threaded builds allocate from worker threads: one lock around it all. */
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *count_locked(void *ud, void *ptr, size_t osize, size_t nsize);
 static void *count_fn(void *ud, void *ptr, size_t osize, size_t nsize) {
+  void *r;
+  pthread_mutex_lock(&g_lock);
+  r = count_locked(ud, ptr, osize, nsize);
+  pthread_mutex_unlock(&g_lock);
+  return r;
+}
+
+static void *count_locked(void *ud, void *ptr, size_t osize, size_t nsize) {
   counting *c = (counting *)ud;
   block *b = ptr ? (block *)ptr - 1 : NULL;
   if (b && b->size != osize) c->bad_size++;
@@ -182,7 +195,7 @@ static nm_status op_obj(void *ctx) {
 #endif
 
 #ifdef NM_TEST_HAVE_BUILD
-/* A 20 x 20 floor with a block on it, one tile or 4 x 4 tiles (ctx). */
+/* A 20 x 20 floor with a block on it: ctx = {tile size (0: one tile), threads}. */
 static nm_status op_build(void *ctx) {
   static const float v[] = {0, 0, 0, 20, 0, 0, 20, 0, 20, 0, 0, 20,
                             8, 0, 8, 12, 0, 8, 12, 0, 12, 8, 0, 12, 8, 3, 8, 12, 3, 8, 12, 3, 12, 8, 3, 12};
@@ -193,7 +206,8 @@ static nm_status op_build(void *ctx) {
   nm_status st;
   nm_build_config_init(&cfg);
   cfg.cell_size = 0.5f;
-  cfg.tile_size = *(const int *)ctx;
+  cfg.tile_size = ((const int *)ctx)[0];
+  cfg.threads = ((const int *)ctx)[1];
   st = nm_navmesh_build(v, 12, t, 12, &cfg, &g_alloc, NULL, &m, NULL);
   if (st >= 0) nm_navmesh_release(m);
   return st;
@@ -280,9 +294,10 @@ TEST(obj_parse) { CHECK(fail_each("nm_obj_parse", op_obj, NULL) > 0); }
 #endif
 #ifdef NM_TEST_HAVE_BUILD
 TEST(build) {
-  int solo = 0, tiled = 16;
-  CHECK(fail_each("nm_navmesh_build solo", op_build, &solo) > 0);
-  CHECK(fail_each("nm_navmesh_build tiled", op_build, &tiled) > 0);
+  int solo[2] = {0, 1}, tiled[2] = {16, 1}, threads[2] = {16, 2};
+  CHECK(fail_each("nm_navmesh_build solo", op_build, solo) > 0);
+  CHECK(fail_each("nm_navmesh_build tiled", op_build, tiled) > 0);
+  CHECK(fail_each("build tiled, 2 threads", op_build, threads) > 0);
 }
 #endif
 
