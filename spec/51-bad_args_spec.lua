@@ -130,6 +130,32 @@ describe("bad arguments", function()
     assert.are.equal("ERR_IO", code)
   end)
 
+  it("build and OBJ input: bad arguments raise, bad data is an outcome", function()
+    if not navmesh.build then return print("# SKIP navmesh.build is not in this library yet") end
+    local v, t = { 0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, 10 }, { 1, 3, 2, 1, 4, 3 }
+    raises("item 2 is not a finite number",
+           function() local r = navmesh.build({ 0, NAN, 0, 10, 0, 0, 10, 0, 10 }, { 1, 2, 3 }) return r end)
+    raises("item 4 is not a finite number",
+           function() local r = navmesh.build({ 0, 0, 0, INF, 0, 0, 10, 0, 10 }, { 1, 2, 3 }) return r end)
+    raises("index 3 is not a vertex number in 1..4", function() local r = navmesh.build(v, { 1, 2, 9 }) return r end)
+    raises("length a multiple of 3", function() local r = navmesh.build(v, { 1, 2 }) return r end)
+    raises("table expected, got string", function() local r = navmesh.build("x", t) return r end)
+    raises("unknown option 'bogus'", function() local r = navmesh.build(v, t, { bogus = 1 }) return r end)
+    raises("cellSize must be > 0", function() local r = navmesh.build(v, t, { cellSize = 0 }) return r end)
+    raises("bad option 'cellSize' %(out of range%)", function() local r = navmesh.build(v, t, { cellSize = NAN }) return r end)
+    local r, msg, code = navmesh.build({ 0, 0, 0, 10, 10, 0, 10, 0, 0 }, { 1, 2, 3 }) -- a wall: nothing walkable
+    assert.is_nil(r)
+    assert.are.equal("ERR_EMPTY", code)
+    assert.is_truthy(msg:find("^build: input produced no walkable polygons"), msg)
+    r, msg, code = navmesh.parseObj("v 1 nan 2\nf 1 2 3\n")
+    assert.is_nil(r)
+    assert.are.equal("ERR_DATA", code)
+    assert.is_truthy(msg:find("^parseObj: .*line 1"), msg)
+    r, msg, code = navmesh.buildObj("/nonexistent/level.obj")
+    assert.is_nil(r)
+    assert.are.equal("ERR_IO", code)
+  end)
+
   it("huge finite coordinates give finite answers or outcomes, never a crash", function()
     for _, big in ipairs { 3e38, -3e38, 1e30, -1e20 } do
       local x, y, z, over = m:closestPointOnPoly(ref, big, 0, big)
