@@ -130,6 +130,24 @@ describe("bad arguments", function()
     assert.are.equal("ERR_IO", code)
   end)
 
+  it("a huge search box over a sparse tile grid does not walk every cell", function()
+    -- two tiles 2e8 cells apart: the box below spans 4e16 grid cells
+    local function le32(v)
+      v = v % 4294967296
+      local b = {}
+      for i = 1, 4 do b[i] = string.char(v % 256); v = math.floor(v / 256) end
+      return table.concat(b)
+    end
+    local blob = m:removeTile(0, 0)
+    local function at(x, y) return blob:sub(1, 8) .. le32(x) .. le32(y) .. blob:sub(17) end
+    local sparse = navmesh.new{ origin = { 0, 0, 0 }, tileWidth = 12, maxTiles = 4, maxPolys = 16 }
+    assert.is_truthy(sparse:addTile(at(0, 0)))
+    assert.is_truthy(sparse:addTile(at(-200000000, 200000000)))
+    local r, x, y, z = sparse:findNearestPoly(2, 0, 2, 1e12, 10, 1e12)
+    assert.is_true(sparse:isValidPolyRef(r) and finite(x, y, z))
+    sparse:close()
+  end)
+
   it("build and OBJ input: bad arguments raise, bad data is an outcome", function()
     if not navmesh.build then return print("# SKIP navmesh.build is not in this library yet") end
     local v, t = { 0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, 10 }, { 1, 3, 2, 1, 4, 3 }
