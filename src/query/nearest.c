@@ -45,6 +45,22 @@ static void nearest_in_tile(const nm_navmesh *m, const nm_tile *t, const float *
   }
 }
 
+/* Tiles of cells x0..x1, y0..y1 by slot, for ranges spanning far more cells
+ * than there are tiles (a huge box over a sparse grid would otherwise walk
+ * up to 2^58 empty cells). Order differs from the cell walk only in which of
+ * two equally near polygons wins; Detour itself would not finish here. */
+static void nearest_by_slot(const nm_navmesh *m, int x0, int y0, int x1, int y1, const float *center,
+                            const float *qmin, const float *qmax, const nm_filter *f, float *best,
+                            nm_polyref *ref, float *nearest, int *over) {
+  int i;
+  for (i = 0; i < m->top; i++) {
+    const nm_tile *t = &m->tiles[i];
+    if (!t->header || t->header->x < x0 || t->header->x > x1 || t->header->y < y0 || t->header->y > y1)
+      continue;
+    nearest_in_tile(m, t, center, qmin, qmax, f, best, ref, nearest, over);
+  }
+}
+
 nm_status nm_query_find_nearest(nm_query *q, const float center[3], const float half_ext[3],
                                 const nm_filter *filter, nm_polyref *ref, float nearest[3],
                                 int *over) {
@@ -62,7 +78,11 @@ nm_status nm_query_find_nearest(nm_query *q, const float center[3], const float 
   nm_vadd(qmax, center, half_ext);
   nm_navmesh_tile_loc(m, qmin, &x0, &y0);
   nm_navmesh_tile_loc(m, qmax, &x1, &y1);
-  if (clamp_range(&x0, &x1, m->gx0, m->gx1) && clamp_range(&y0, &y1, m->gy0, m->gy1)) {
+  if (!clamp_range(&x0, &x1, m->gx0, m->gx1) || !clamp_range(&y0, &y1, m->gy0, m->gy1)) {
+    /* no tile in range */
+  } else if ((int64_t)(x1 - x0 + 1) * (y1 - y0 + 1) > (int64_t)m->ntiles * 4 + 64) {
+    nearest_by_slot(m, x0, y0, x1, y1, center, qmin, qmax, filter, &best, &found, pt, &on);
+  } else { /* cells in Detour's order (Z outer, X inner): ties resolve as in Detour */
     for (y = y0; y <= y1; y++)
       for (x = x0; x <= x1; x++) {
         n = nm_navmesh_tiles_at(m, x, y, tiles, 32);
