@@ -19,7 +19,7 @@ static int change_rank(const nm_area_change *c, int from, int to) {
 float nm_filter_area_change(const nm_filter *f, int from, int to) {
   float cost = 0;
   int i, best = -1;
-  if (from == to) return 0;
+  if (from == to && from != NM_AREA_ANY) return 0;
   for (i = 0; i < f->area_change_count && i < NM_MAX_AREA_CHANGES; i++) {
     const int r = change_rank(&f->area_change[i], from, to);
     if (r > best) {
