@@ -97,9 +97,11 @@ function levels.grid(o)
     lv.polys[k] = { verts = v, area2d = area2d(v), cell = cells[k], area = areas[k] }
     lv.area = lv.area + lv.polys[k].area2d
   end
+  -- The polygon under (x, z) (one of them when the point is on a shared edge).
   function lv.ref_at(_, x, z)
-    local ref, _, _, _, over = mesh:findNearestPoly(x, height(x, z), z, 0.01, 2, 0.01)
-    assert(ref and over, ("no polygon under (%g, %g)"):format(x, z))
+    local ref, px, _, pz = mesh:findNearestPoly(x, height(x, z), z, 0.01, 2, 0.01)
+    assert(ref and math.abs(px - x) < 1e-5 and math.abs(pz - z) < 1e-5,
+           ("no polygon under (%g, %g)"):format(x, z))
     return ref
   end
   return lv
