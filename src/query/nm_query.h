@@ -239,10 +239,66 @@ static inline int nm_poly_verts(const nm_tile *t, const nm_poly *p, float *verts
   return p->vert_count;
 }
 
-/* Clipping of segment p0-p1 against a convex polygon in X/Z (Cyrus-Beck):
- * tmin/tmax the parameters where it enters and leaves, seg_min/seg_max the
- * edges crossed there (-1 none). 0 when it misses. winding -1 for polygons
- * wound the other way round from navmesh polygons. (raycast.c) */
+/* Clipping of a segment against a convex polygon in X/Z (Cyrus-Beck), one
+ * edge at a time: lo/hi are the parameters where the segment enters and
+ * leaves, smin/smax the edges crossed there (-1 none). winding -1 for
+ * polygons wound the other way round from navmesh polygons. Detour's
+ * operation order, so raycasts agree with it bit for bit; inline so that
+ * raycast's constant winding folds away and the state stays in registers. */
+typedef struct nm_clip {
+  float p0x, p0z, dx, dz, winding, lo, hi;
+  int smin, smax;
+} nm_clip;
+
+static inline void nm_clip_begin(nm_clip *c, const float *p0, const float *p1, float winding) {
+  c->p0x = p0[0];
+  c->p0z = p0[2];
+  c->dx = p1[0] - p0[0];
+  c->dz = p1[2] - p0[2];
+  c->winding = winding;
+  c->lo = 0;
+  c->hi = 1;
+  c->smin = c->smax = -1;
+}
+
+/* Clips by edge j (vj -> vi); 0 when the segment misses the polygon. */
+static inline int nm_clip_edge(nm_clip *c, const float *vi, const float *vj, int j) {
+  const float ex = vi[0] - vj[0], ez = vi[2] - vj[2];
+  const float fx = c->p0x - vj[0], fz = c->p0z - vj[2];
+  const float n = (ez * fx - ex * fz) * c->winding; /* perp(edge, diff) */
+  const float d = (c->dz * ex - c->dx * ez) * c->winding; /* perp(dir, edge) */
+  float t;
+  if (fabsf(d) < 0.000001f) return n >= 0; /* parallel: outside it means no hit */
+  if (d < 0) { /* entering across this edge (n >= 0: at t <= 0, which never beats lo) */
+    if (n < 0 && (t = n / d) > c->lo) {
+      c->lo = t;
+      c->smin = j;
+      return !(c->lo > c->hi);
+    }
+  } else if ((t = n / d) < c->hi) { /* leaving across this edge */
+    c->hi = t;
+    c->smax = j;
+    return !(c->hi < c->lo);
+  }
+  return 1;
+}
+
+/* Segment p0-p1 against polygon verts [(x,y,z) * nverts]: tmin/tmax and
+ * seg_min/seg_max as in nm_clip; 0 when it misses. */
+static inline int nm_intersect_seg_poly2d(const float *p0, const float *p1, const float *verts,
+                                          int nverts, float winding, float *tmin, float *tmax,
+                                          int *seg_min, int *seg_max) {
+  nm_clip c;
+  int i, j, hit = 1;
+  nm_clip_begin(&c, p0, p1, winding);
+  for (i = 0, j = nverts - 1; i < nverts && hit; j = i++) hit = nm_clip_edge(&c, &verts[i * 3], &verts[j * 3], j);
+  *tmin = c.lo;
+  *tmax = c.hi;
+  *seg_min = c.smin;
+  *seg_max = c.smax;
+  return hit;
+}
+
 /* Boundary parts of edge j of polygon p (polys.c): segs [6 * n] gets
  * (ax,ay,az,bx,by,bz) per part, refs [n] the polygon across (0 for walls).
  * With refs NULL only wall parts are given. Returns n <= NM_EDGE_SEGS_MAX. */
@@ -254,9 +310,5 @@ NM_INTERNAL int nm_edge_wall_parts(const nm_navmesh *m, const nm_tile *t, const 
  * polygons reached are the nodes left in the pool. */
 NM_INTERNAL nm_status nm_around_circle_nodes(nm_query *q, nm_polyref start_ref, const float *center,
                                              float radius, const nm_filter *f);
-
-NM_INTERNAL int nm_intersect_seg_poly2d(const float *p0, const float *p1, const float *verts,
-                                        int nverts, float winding, float *tmin, float *tmax,
-                                        int *seg_min, int *seg_max);
 
 #endif

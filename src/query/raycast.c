@@ -13,55 +13,20 @@
  * Float operations follow Detour's order: results agree with it bit for bit. */
 #include "nm_query.h"
 
-int nm_intersect_seg_poly2d(const float *p0, const float *p1, const float *verts, int nverts,
-                            float winding, float *tmin, float *tmax, int *seg_min, int *seg_max) {
-  const float eps = 0.000001f;
-  float dir[3];
-  int i, j;
-  *tmin = 0;
-  *tmax = 1;
-  *seg_min = -1;
-  *seg_max = -1;
-  nm_vsub(dir, p1, p0);
-  for (i = 0, j = nverts - 1; i < nverts; j = i++) {
-    float edge[3], diff[3], n, d, t;
-    nm_vsub(edge, &verts[i * 3], &verts[j * 3]);
-    nm_vsub(diff, p0, &verts[j * 3]);
-    n = nm_vperp2d(edge, diff) * winding;
-    d = nm_vperp2d(dir, edge) * winding;
-    if (fabsf(d) < eps) { /* parallel to this edge: outside it means no hit */
-      if (n < 0) return 0;
-      continue;
-    }
-    t = n / d;
-    if (d < 0) { /* entering across this edge */
-      if (t > *tmin) {
-        *tmin = t;
-        *seg_min = j;
-        if (*tmin > *tmax) return 0;
-      }
-    } else if (t < *tmax) { /* leaving across this edge */
-      *tmax = t;
-      *seg_max = j;
-      if (*tmax < *tmin) return 0;
-    }
-  }
-  return 1;
-}
-
 /* Whether a tile-border link covers the point where the ray leaves through
  * its edge (the link may span only part of the edge). */
 static int border_link_hit(const nm_tile *t, const nm_poly *p, const nm_link *l, const float *s,
                            const float *e, float tmax) {
-  const float *left = &t->verts[p->verts[l->edge] * 3];
-  const float *right = &t->verts[p->verts[(l->edge + 1) % p->vert_count] * 3];
   const float k = 1.0f / 255.0f;
+  const float *left, *right;
   int axis;
   float lo, hi, v;
   if (l->bmin == 0 && l->bmax == 255) return 1;
   if (l->side == 0 || l->side == 4) axis = 2;
   else if (l->side == 2 || l->side == 6) axis = 0;
   else return 0;
+  left = &t->verts[p->verts[l->edge] * 3];
+  right = &t->verts[p->verts[(l->edge + 1) % p->vert_count] * 3];
   lo = left[axis] + (right[axis] - left[axis]) * (l->bmin * k);
   hi = left[axis] + (right[axis] - left[axis]) * (l->bmax * k);
   if (lo > hi) {
@@ -90,12 +55,23 @@ static nm_polyref next_poly(const nm_navmesh *m, const nm_tile *t, const nm_poly
   return 0;
 }
 
-/* Unit X/Z normal of edge a -> a+1 of the polygon (Detour's orientation). */
-static void edge_normal(const float *verts, int nv, int a, float *normal) {
-  const int b = a + 1 < nv ? a + 1 : 0;
-  const float dx = verts[b * 3] - verts[a * 3], dz = verts[b * 3 + 2] - verts[a * 3 + 2];
+/* Unit X/Z normal of edge a -> a+1 of polygon p (Detour's orientation). */
+static void edge_normal(const nm_tile *t, const nm_poly *p, int a, float *normal) {
+  const int b = a + 1 < p->vert_count ? a + 1 : 0;
+  const float *va = &t->verts[p->verts[a] * 3], *vb = &t->verts[p->verts[b] * 3];
+  const float dx = vb[0] - va[0], dz = vb[2] - va[2];
   nm_vset(normal, dz, 0, -dx);
   nm_vnormalize(normal);
+}
+
+/* Clips the ray against polygon p of tile t (vertices read in place). */
+static int clip_poly(nm_clip *c, const nm_tile *t, const nm_poly *p) {
+  const float *tv = t->verts;
+  const int nv = p->vert_count;
+  int i, j;
+  for (i = 0, j = nv - 1; i < nv; j = i++)
+    if (!nm_clip_edge(c, &tv[p->verts[i] * 3], &tv[p->verts[j] * 3], j)) return 0;
+  return 1;
 }
 
 nm_status nm_query_raycast(nm_query *q, nm_polyref start_ref, const float start[3],
@@ -106,7 +82,7 @@ nm_status nm_query_raycast(nm_query *q, nm_polyref start_ref, const float start[
   const nm_poly *poly;
   nm_polyref cur = start_ref;
   nm_status st = NM_OK;
-  float verts[NM_MAX_VERTS_PER_POLY * 3], n3[3] = {0, 0, 0}, hit_t = 0;
+  float n3[3] = {0, 0, 0}, hit_t = 0;
   int n = 0;
   if (!t || !count) return NM_ERR_PARAM;
   *t = 0;
@@ -116,21 +92,19 @@ nm_status nm_query_raycast(nm_query *q, nm_polyref start_ref, const float start[
       (cap > 0 && !path) || !nm_ref_get(m, start_ref, &tile, &poly))
     return NM_ERR_PARAM;
   while (cur) {
-    float tmin, tmax;
-    int smin, smax, nv;
+    nm_clip c;
     nm_ref_unsafe(m, cur, &tile, &poly);
-    nv = nm_poly_verts(tile, poly, verts);
-    if (!nm_intersect_seg_poly2d(start, end, verts, nv, 1.0f, &tmin, &tmax, &smin, &smax))
-      break; /* cannot enter: keep the largest t, no normal */
-    if (tmax > hit_t) hit_t = tmax;
+    nm_clip_begin(&c, start, end, 1.0f);
+    if (!clip_poly(&c, tile, poly)) break; /* cannot enter: keep the largest t, no normal */
+    if (c.hi > hit_t) hit_t = c.hi;
     if (n < cap) path[n++] = cur;
     else st |= NM_TRUNCATED;
-    if (smax == -1) { /* the segment ends inside this polygon */
+    if (c.smax == -1) { /* the segment ends inside this polygon */
       hit_t = FLT_MAX;
       break;
     }
-    cur = next_poly(m, tile, poly, smax, filter, start, end, tmax);
-    if (!cur) edge_normal(verts, nv, smax, n3);
+    cur = next_poly(m, tile, poly, c.smax, filter, start, end, c.hi);
+    if (!cur) edge_normal(tile, poly, c.smax, n3);
   }
   *t = hit_t;
   *count = n;

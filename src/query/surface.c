@@ -172,38 +172,64 @@ static int polys_overlap2d(const float *a, int na, const float *b, int nb) {
   return !separated_by_edges_of(a, na, b, nb) && !separated_by_edges_of(b, nb, a, na);
 }
 
-/* Whether polygon (nt, np) overlaps a collected polygon not linked to cur. */
+/* Result list of findLocalNeighbourhood, with the X/Z bounds of the first
+ * NM_TINY_NODES results (minx, minz, maxx, maxz) for a quick rejection. */
+typedef struct nlist {
+  nm_polyref *refs, *parents;
+  int cap, n;
+  nm_status st;
+  float box[NM_TINY_NODES][4];
+} nlist;
+
+/* X/Z bounds of polygon verts v [(x,y,z) * n]. */
+static void bounds2d(const float *v, int n, float *b) {
+  int i;
+  b[0] = b[2] = v[0];
+  b[1] = b[3] = v[2];
+  for (i = 1; i < n; i++) {
+    b[0] = nm_minf(b[0], v[i * 3]);
+    b[2] = nm_maxf(b[2], v[i * 3]);
+    b[1] = nm_minf(b[1], v[i * 3 + 2]);
+    b[3] = nm_maxf(b[3], v[i * 3 + 2]);
+  }
+}
+
+/* Bounds clearly apart (by more than the overlap test's tolerance): the
+ * separating-axis test would find them apart too, so it can be skipped. */
+static int boxes_apart(const float *a, const float *b) {
+  const float gap = 1e-3f;
+  return a[2] + gap < b[0] || b[2] + gap < a[0] || a[3] + gap < b[1] || b[3] + gap < a[1];
+}
+
+/* Whether polygon (nt, np) overlaps a collected polygon not linked to cur.
+ * box gets the polygon's bounds. */
 static int overlaps_collected(const nm_navmesh *m, const nm_tile *ct, const nm_poly *cp,
-                              const nm_tile *nt, const nm_poly *np, const nm_polyref *refs, int n) {
+                              const nm_tile *nt, const nm_poly *np, const nlist *l, float *box) {
   float pa[NM_MAX_VERTS_PER_POLY * 3], pb[NM_MAX_VERTS_PER_POLY * 3];
   const int na = nm_poly_verts(nt, np, pa);
   int j;
-  for (j = 0; j < n; j++) {
+  bounds2d(pa, na, box);
+  for (j = 0; j < l->n; j++) {
     const nm_tile *pt;
     const nm_poly *pp;
     uint32_t k;
     int linked = 0;
+    if (j < NM_TINY_NODES && boxes_apart(box, l->box[j])) continue;
     for (k = cp->first_link; k != NM_NULL_LINK && !linked; k = ct->links[k].next)
-      linked = ct->links[k].ref == refs[j];
+      linked = ct->links[k].ref == l->refs[j];
     if (linked) continue;
-    nm_ref_unsafe(m, refs[j], &pt, &pp);
+    nm_ref_unsafe(m, l->refs[j], &pt, &pp);
     if (polys_overlap2d(pa, na, pb, nm_poly_verts(pt, pp, pb))) return 1;
   }
   return 0;
 }
 
-/* Result list of findLocalNeighbourhood. */
-typedef struct nlist {
-  nm_polyref *refs, *parents;
-  int cap, n;
-  nm_status st;
-} nlist;
-
-static void nlist_add(nlist *l, nm_polyref ref, nm_polyref parent) {
+static void nlist_add(nlist *l, nm_polyref ref, nm_polyref parent, const float *box) {
   if (l->n >= l->cap) {
     l->st |= NM_TRUNCATED;
     return;
   }
+  if (l->n < NM_TINY_NODES) memcpy(l->box[l->n], box, sizeof l->box[0]);
   l->refs[l->n] = ref;
   if (l->parents) l->parents[l->n] = parent;
   l->n++;
@@ -220,7 +246,7 @@ static void local_expand(nm_query *q, nm_node *cur, const float *c, float rad_sq
   for (i = cp->first_link; i != NM_NULL_LINK; i = ct->links[i].next) {
     const nm_polyref nref = ct->links[i].ref;
     nm_node *nn;
-    float va[3], vb[3], tseg;
+    float va[3], vb[3], tseg, box[4];
     if (!nref) continue;
     if (!(nn = nm_nodepool_get(&q->tiny, nref, 0)) || (nn->flags & NM_NODE_CLOSED)) continue;
     nm_ref_unsafe(m, nref, &nt, &np);
@@ -229,8 +255,8 @@ static void local_expand(nm_query *q, nm_node *cur, const float *c, float rad_sq
     if (nm_dist_pt_seg_sqr2d(c, va, vb, &tseg) > rad_sqr) continue;
     nn->flags |= NM_NODE_CLOSED; /* before the overlap test: never retried */
     nn->pidx = nm_node_idx(&q->tiny, cur);
-    if (overlaps_collected(m, ct, cp, nt, np, out->refs, out->n)) continue;
-    nlist_add(out, nref, cur->id);
+    if (overlaps_collected(m, ct, cp, nt, np, out, box)) continue;
+    nlist_add(out, nref, cur->id, box);
     queue_push(qu, nn);
   }
 }
@@ -241,7 +267,9 @@ nm_status nm_query_local_neighbourhood(nm_query *q, nm_polyref start_ref, const 
   nlist out;
   queue qu;
   nm_node *sn;
-  float rad_sqr;
+  float rad_sqr, verts[NM_MAX_VERTS_PER_POLY * 3], box[4];
+  const nm_tile *t;
+  const nm_poly *p;
   if (!count) return NM_ERR_PARAM;
   *count = 0;
   if (!refs || cap <= 0 || !walk_args(q, start_ref, center, center, filter) || !(radius >= 0) ||
@@ -257,7 +285,9 @@ nm_status nm_query_local_neighbourhood(nm_query *q, nm_polyref start_ref, const 
   out.cap = cap;
   out.n = 0;
   out.st = NM_OK;
-  nlist_add(&out, start_ref, 0);
+  nm_ref_unsafe(q->mesh, start_ref, &t, &p);
+  bounds2d(verts, nm_poly_verts(t, p, verts), box);
+  nlist_add(&out, start_ref, 0, box);
   rad_sqr = nm_sqr(radius);
   while (qu.size) local_expand(q, queue_pop(&qu), center, rad_sqr, filter, &out, &qu);
   *count = out.n;
