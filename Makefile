@@ -93,3 +93,16 @@ $(B)/asan/5.4/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h $(B)/asan/lib
 
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
+
+# ---- query toolbox benchmark (issue 6): us per call, C and Lua, JSON lines ----
+SHARED ?= ../shared
+BENCH_SECONDS ?= 0.3
+$(B)/bench/toolbox_bench: bench/toolbox_bench.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) $< $(LIB) -lm -o $@
+
+bench-toolbox: all $(B)/bench/toolbox_bench
+	$(B)/bench/toolbox_bench $(SHARED) $(BENCH_SECONDS) > $(B)/bench/toolbox_c.json
+	LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) > $(B)/bench/toolbox_lua54.json
+	@if [ -f $(B)/jit/navmesh/core.so ]; then LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/jit/?.so;;" luajit bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) > $(B)/bench/toolbox_luajit.json; fi
+.PHONY: bench-toolbox

@@ -494,9 +494,12 @@ NM_API nm_status nm_query_random_point(nm_query *q, const nm_filter *filter, nm_
 
 /* A random point on the polygons reachable from start_ref whose portals lie
  * within radius [Limit: >= 0] [Units: wu] of center: area-weighted as Detour,
- * redrawn (up to 32 draws) until it lies within radius in X/Z, so points are
- * uniform over the reachable part of the disc. ERR_PARAM when start_ref does
- * not pass the filter. Uses the node pool (ends a sliced search). */
+ * redrawn until it lies within radius in X/Z, so points are uniform over the
+ * reachable part of the disc (after 32 misses, which needs a disc almost
+ * entirely off the mesh, the last draw is kept: on a polygon the circle
+ * touches, as Detour's). ERR_PARAM when start_ref does not pass the filter,
+ * ERR_NO_POLY when the polygons reached have no area. Uses the node pool
+ * (ends a sliced search). */
 NM_API nm_status nm_query_random_point_around(nm_query *q, nm_polyref start_ref,
                                               const float center[3], float radius,
                                               const nm_filter *filter, nm_polyref *ref,
