@@ -1,12 +1,13 @@
 -- toolbox_bench.lua -- mean microseconds per call of the query toolbox on the
 -- shared navmeshes, from Lua (the same inputs as toolbox_bench.c: the oracle
 -- cases' nearest start/end polygons and points).
---   lua toolbox_bench.lua <shared-dir> [seconds per measurement]
--- Prints one JSON object per (mesh, query) line and a table on stderr.
+--   lua toolbox_bench.lua <shared-dir> [seconds per timing]
+-- Table on stdout, one JSON object per (mesh, query) on stderr (the
+-- tools/bench.sh convention). Each timing is the best of three, CPU time.
 local navmesh = require "navmesh"
 
 local shared = arg[1] or "../shared"
-local secs = tonumber(arg[2]) or 0.3
+local secs = tonumber(arg[2]) or 1
 local clock = os.clock
 
 -- The oracle cases: start/end refs and points, read with patterns.
@@ -34,7 +35,7 @@ local queries = {
   { "findPolysAroundCircle", function(m, s) return m:findPolysAroundCircle(s[1], s[2], s[3], s[4], 5) end },
   { "findPolysAroundShape", function(m, s)
     local x, y, z = s[2], s[3], s[4]
-    return m:findPolysAroundShape(s[1], { x - 3, y, z - 3, x + 3, y, z - 3, x + 3, y, z + 3, x - 3, y, z + 3 }) end },
+    return m:findPolysAroundShape(s[1], { x - 3, y, z + 3, x + 3, y, z + 3, x + 3, y, z - 3, x - 3, y, z - 3 }) end },
   { "findLocalNeighbourhood", function(m, s) return m:findLocalNeighbourhood(s[1], s[2], s[3], s[4], 5) end },
   { "queryPolygons", function(m, s) return m:queryPolygons(s[2], s[3], s[4], 2, 4, 2) end },
   { "getPolyWallSegments", function(m, s) return m:getPolyWallSegments(s[1]) end },
@@ -62,9 +63,9 @@ end
 
 local meshes = { "dungeon_solo", "dungeon_tiled", "nav_test_solo", "nav_test_tiled",
                  "undulating_solo", "undulating_tiled", "city_tiled", "maze_tiled" }
-local head = { ("%-17s"):format("us/call (" .. (jit and jit.version or _VERSION) .. ")") }
+local head = { ("%-17s"):format("toolbox (" .. (jit and "LuaJIT" or _VERSION) .. ")") }
 for _, q in ipairs(queries) do head[#head + 1] = (" %8.8s"):format(q[1]) end
-io.stderr:write(table.concat(head), "\n")
+print(table.concat(head))
 for _, name in ipairs(meshes) do
   local large = name:find("city") or name:find("maze")
   local mesh = assert(navmesh.load(shared .. "/navmeshes/" .. name .. ".bin", { maxNodes = large and 65535 or 2048 }))
@@ -74,9 +75,10 @@ for _, name in ipairs(meshes) do
   for _, q in ipairs(queries) do
     local us = measure(mesh, cases, q[2])
     row[#row + 1] = (" %8.3f"):format(us)
-    print(('{"lang":"%s","mesh":"%s","query":"%s","cases":%d,"us_per_call":%.4f}'):format(
-      jit and "luajit" or _VERSION:gsub("Lua ", "lua"), name, q[1], #cases, us))
+    io.stderr:write(('{"impl":"navmesh-lua","bench":"toolbox","lua":"%s","mesh":"%s","query":"%s","cases":%d,"us_per_call":%.4f}\n'):format(
+      jit and jit.version or _VERSION, name, q[1], #cases, us))
   end
-  io.stderr:write(table.concat(row), "\n")
+  print(table.concat(row))
+  io.stdout:flush()
   mesh:close()
 end

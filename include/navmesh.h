@@ -187,6 +187,14 @@ NM_API nm_status nm_navmesh_new(const nm_navmesh_params *params, const nm_alloc 
 NM_API nm_status nm_navmesh_load(const void *bytes, size_t len, const nm_alloc *alloc,
                                  nm_diag *diag, nm_navmesh **out);
 
+/* Uses a file in our own format in place through a read-only memory
+ * mapping: no copy, and every process mapping the file shares its pages.
+ * The mesh is read-only (frozen). Falls back to reading the file where
+ * there is no mmap. ERR_IO, ERR_DATA (also for MSET files: map needs the
+ * stored links of our format). */
+NM_API nm_status nm_navmesh_map(const char *path, const nm_alloc *alloc, nm_diag *diag,
+                                nm_navmesh **out);
+
 /* Adds one Detour tile blob (copied). ref_out (optional) gets the tile ref.
  * ERR_DATA bad blob, ERR_FULL location taken or no slot, ERR_READONLY. */
 NM_API nm_status nm_navmesh_add_tile(nm_navmesh *mesh, const void *data, size_t size,
@@ -215,8 +223,9 @@ NM_API void nm_navmesh_retain(nm_navmesh *mesh);
 NM_API void nm_navmesh_release(nm_navmesh *mesh);
 
 /* Marks a mesh read-only (for sharing): add/remove tile and set_poly_*
- * then return ERR_READONLY. Irreversible. */
-NM_API void nm_navmesh_freeze(nm_navmesh *mesh);
+ * then return ERR_READONLY. Irreversible. Also computes the island labels
+ * if tiles changed (ERR_NOMEM if that fails; the mesh is frozen anyway). */
+NM_API nm_status nm_navmesh_freeze(nm_navmesh *mesh);
 NM_API int nm_navmesh_is_frozen(const nm_navmesh *mesh);
 
 /* Summary numbers of a mesh. */
@@ -240,6 +249,17 @@ NM_API nm_status nm_navmesh_set_poly_area(nm_navmesh *mesh, nm_polyref ref, uint
  * gets the count. Off-mesh connections have 2. */
 NM_API nm_status nm_navmesh_get_poly_verts(const nm_navmesh *mesh, nm_polyref ref,
                                            float *verts, int *nverts);
+
+/* Islands: polygons joined by links, whatever the filter and the direction
+ * of one-way off-mesh connections. nm_navmesh_island gives a polygon's
+ * island (1..count; 0 for an invalid ref); two polygons on different islands
+ * can never be joined by a path, so `!is_reachable` is always right (a
+ * filter or a one-way connection can still block a path between polygons on
+ * one island). Labels are made at load/build/freeze and after tile changes
+ * on first use (a mesh being changed is used by one thread only). */
+NM_API uint32_t nm_navmesh_island(nm_navmesh *mesh, nm_polyref ref);
+NM_API int nm_navmesh_is_reachable(nm_navmesh *mesh, nm_polyref a, nm_polyref b);
+NM_API int nm_navmesh_island_count(nm_navmesh *mesh);
 
 /* Calls fn(ud, ref) for every polygon (tiles by slot, polys by index). */
 NM_API void nm_navmesh_foreach_poly(const nm_navmesh *mesh,
@@ -437,6 +457,12 @@ NM_API nm_status nm_query_closest_point(nm_query *q, nm_polyref ref, const float
 /* Closest point on the boundary of polygon ref (pos itself when inside in X/Z). */
 NM_API nm_status nm_query_closest_point_boundary(nm_query *q, nm_polyref ref,
                                                  const float pos[3], float closest[3]);
+
+/* The portal (shared edge, or its linked part at tile borders) from polygon
+ * `from` into its neighbour `to`: left and right as seen walking from -> to.
+ * ERR_PARAM when the polygons are not neighbours. */
+NM_API nm_status nm_query_portal_points(nm_query *q, nm_polyref from, nm_polyref to, float left[3],
+                                        float right[3]);
 
 /* Height of the detail surface of polygon ref at (pos x, pos z).
  * ERR_NO_POLY when the point is not over the polygon. */

@@ -253,7 +253,7 @@ static int opt_max_nodes(lua_State *L, int t) {
   return (int)field_int(L, t, "maxNodes", LNM_DEFAULT_NODES, 1, 1 << 22);
 }
 
-static const char *const handle_opts[] = {"maxNodes", NULL};
+static const char *const handle_opts[] = {"maxNodes", "mmap", NULL};
 
 /* ---- module functions: making meshes ---- */
 
@@ -304,34 +304,52 @@ static int lnm_load_string(lua_State *L) {
   return 1;
 }
 
-/* navmesh.load(path [, opts]) */
-static int lnm_load(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1), *err = NULL;
-  int t = opt_table(L, 2, handle_opts), nodes = opt_max_nodes(L, t);
-  lnm_mesh *h = new_handle(L);
-  size_t len = 0, cap = 0;
-  char *buf = read_file(L, path, &len, &cap, &err);
+/* Pushes the outcome of a failed load: nil, "<path>: <text>[: detail]", code. */
+static int push_load_fail(lua_State *L, const char *path, nm_status st, const nm_diag *diag) {
+  if (st == NM_ERR_NOMEM) raise_status(L, "load", st, NULL);
+  lua_pushnil(L);
+  lua_pushfstring(L, "%s: %s%s%s", path, nm_strerror(st), diag->msg[0] ? ": " : "", diag->msg);
+  lua_pushstring(L, nm_status_name(st));
+  return 3;
+}
+
+/* Loads a file into handle h: read and parsed, or (mapped) our own format
+ * used in place through a read-only mapping. */
+static int load_into(lua_State *L, const char *path, lnm_mesh *h, int nodes, int mapped) {
   nm_navmesh *mesh;
   nm_diag diag;
   nm_status st;
-  if (!buf) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "cannot open %s: %s", path, err);
-    lua_pushstring(L, nm_status_name(NM_ERR_IO));
-    return 3;
-  }
   memset(&diag, 0, sizeof diag);
-  st = nm_navmesh_load(buf, len, &h->alloc, &diag, &mesh);
-  h->alloc.fn(h->alloc.ud, buf, cap, 0);
-  if (st < 0) {
-    if (st == NM_ERR_NOMEM) raise_status(L, "load", st, NULL);
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s%s%s", path, nm_strerror(st), diag.msg[0] ? ": " : "", diag.msg);
-    lua_pushstring(L, nm_status_name(st));
-    return 3;
+  if (mapped) {
+    st = nm_navmesh_map(path, &h->alloc, &diag, &mesh);
+  } else {
+    const char *err = NULL;
+    size_t len = 0, cap = 0;
+    char *buf = read_file(L, path, &len, &cap, &err);
+    if (!buf) {
+      lua_pushnil(L);
+      lua_pushfstring(L, "cannot open %s: %s", path, err);
+      lua_pushstring(L, nm_status_name(NM_ERR_IO));
+      return 3;
+    }
+    st = nm_navmesh_load(buf, len, &h->alloc, &diag, &mesh);
+    h->alloc.fn(h->alloc.ud, buf, cap, 0);
   }
+  if (st < 0) return push_load_fail(L, path, st, &diag);
   handle_attach(L, h, mesh, nodes);
   return 1;
+}
+
+/* navmesh.load(path [, {maxNodes=, mmap=}]) */
+static int lnm_load(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  int t = opt_table(L, 2, handle_opts), nodes = opt_max_nodes(L, t), mapped = 0;
+  if (t) {
+    lua_getfield(L, t, "mmap");
+    mapped = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  return load_into(L, path, new_handle(L), nodes, mapped);
 }
 
 /* navmesh.new{origin=, tileWidth=, tileHeight=, maxTiles=, maxPolys=} [, opts] */
@@ -651,6 +669,7 @@ static int lnm_mesh_info(lua_State *L) {
   set_int(L, "maxTiles", info.max_tiles);
   set_int(L, "maxPolys", info.max_polys);
   set_int(L, "maxNodes", h->max_nodes);
+  set_int(L, "islands", nm_navmesh_island_count(h->mesh));
   set_int(L, "dataBytes", (lua_Integer)info.data_bytes);
   set_int(L, "memoryBytes", (lua_Integer)info.memory_bytes);
   set_vec(L, "bmin", info.bmin);
@@ -711,7 +730,7 @@ static int lnm_mesh_save(lua_State *L) {
 
 /* Raises when the mesh is shared (read-only). */
 static void check_writable(lua_State *L, lnm_mesh *h, const char *what) {
-  if (nm_navmesh_is_frozen(h->mesh)) luaL_error(L, "%s: navmesh is shared (read-only)", what);
+  if (nm_navmesh_is_frozen(h->mesh)) luaL_error(L, "%s: navmesh is read-only (shared or mapped)", what);
 }
 
 /* mesh:addTile(bytes) -> tileRef | nil, msg, code */
@@ -1009,6 +1028,35 @@ static int lnm_mesh_poly_height(lua_State *L) {
   if ((st = nm_query_poly_height(h->q, ref, p, &y)) < 0) return push_fail(L, "getPolyHeight", st, NULL);
   lua_pushnumber(L, y);
   return 1;
+}
+
+/* mesh:isReachable(refA, refB) -> boolean: on the same island (O(1));
+ * false means no path can join them. */
+static int lnm_mesh_is_reachable(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref a = check_valid_ref(L, h, 2), b = check_valid_ref(L, h, 3);
+  lua_pushboolean(L, nm_navmesh_is_reachable(h->mesh, a, b));
+  return 1;
+}
+
+/* mesh:getIsland(ref) -> island number (1..islands) */
+static int lnm_mesh_get_island(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  lua_pushinteger(L, (lua_Integer)nm_navmesh_island(h->mesh, check_valid_ref(L, h, 2)));
+  return 1;
+}
+
+/* mesh:getPortalPoints(from, to) -> lx,ly,lz, rx,ry,rz | nil, msg, code
+ * (the shared edge the path crosses from polygon `from` into `to`). */
+static int lnm_mesh_portal_points(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref from = check_valid_ref(L, h, 2), to = check_valid_ref(L, h, 3);
+  float l[3], r[3];
+  nm_status st = nm_query_portal_points(h->q, from, to, l, r);
+  if (st < 0) return push_fail(L, "getPortalPoints", st, NULL);
+  push_point(L, l);
+  push_point(L, r);
+  return 6;
 }
 
 /* mesh:isValidPolyRef(ref) -> boolean */
@@ -1494,6 +1542,9 @@ static const luaL_Reg mesh_methods[] = {
   {"closestPointOnPolyBoundary", lnm_mesh_closest_boundary},
   {"getPolyHeight", lnm_mesh_poly_height},
   {"isValidPolyRef", lnm_mesh_is_valid},
+  {"getPortalPoints", lnm_mesh_portal_points},
+  {"isReachable", lnm_mesh_is_reachable},
+  {"getIsland", lnm_mesh_get_island},
   {"getPolyFlags", lnm_mesh_get_flags},
   {"getPolyArea", lnm_mesh_get_area},
   {"setPolyFlags", lnm_mesh_set_flags},

@@ -210,22 +210,51 @@ typedef struct wall {
   int found;
 } wall;
 
-/* Measures the wall parts of every edge of polygon (t, p) against w. */
+/* Measures wall segment a-b against w (the last of equally near walls wins,
+ * as in Detour). */
+static void wall_hit(wall *w, const float *a, const float *b) {
+  float tseg;
+  const float d = nm_dist_pt_seg_sqr2d(w->center, a, b, &tseg);
+  if (d > w->rad_sqr) return;
+  w->rad_sqr = d;
+  w->found = 1;
+  w->hit[0] = a[0] + (b[0] - a[0]) * tseg;
+  w->hit[1] = a[1] + (b[1] - a[1]) * tseg;
+  w->hit[2] = a[2] + (b[2] - a[2]) * tseg;
+}
+
+/* Whether edge j (a tile-border edge) has a link to a passable polygon. */
+static int border_has_portal(const nm_navmesh *m, const nm_tile *t, const nm_poly *p, int j,
+                             const nm_filter *f) {
+  uint32_t k;
+  for (k = p->first_link; k != NM_NULL_LINK; k = t->links[k].next) {
+    const nm_link *l = &t->links[k];
+    const nm_tile *nt;
+    const nm_poly *np;
+    if (l->edge != j || !l->ref) continue;
+    nm_ref_unsafe(m, l->ref, &nt, &np);
+    if (nm_filter_pass(f, np)) return 1;
+  }
+  return 0;
+}
+
+/* Measures the walls of polygon (t, p) against w, edges in Detour's order.
+ * A tile-border edge only partly covered by links has its uncovered parts
+ * measured (Detour would count the whole edge as open or as wall). */
 static void wall_edges(const nm_navmesh *m, const nm_tile *t, const nm_poly *p,
                        const nm_filter *f, wall *w) {
-  float segs[6 * NM_EDGE_SEGS_MAX], tseg;
-  int j, k, n;
-  for (j = 0; j < p->vert_count; j++) {
-    n = nm_edge_wall_parts(m, t, p, j, f, segs, NULL);
-    for (k = 0; k < n; k++) {
-      const float *a = &segs[k * 6], *b = &segs[k * 6 + 3];
-      const float d = nm_dist_pt_seg_sqr2d(w->center, a, b, &tseg);
-      if (d > w->rad_sqr) continue;
-      w->rad_sqr = d;
-      w->found = 1;
-      w->hit[0] = a[0] + (b[0] - a[0]) * tseg;
-      w->hit[1] = a[1] + (b[1] - a[1]) * tseg;
-      w->hit[2] = a[2] + (b[2] - a[2]) * tseg;
+  float segs[6 * NM_EDGE_SEGS_MAX];
+  const int nv = p->vert_count;
+  int i, j, k, n;
+  for (i = 0, j = nv - 1; i < nv; j = i++) {
+    const float *vj = &t->verts[p->verts[j] * 3], *vi = &t->verts[p->verts[i] * 3];
+    if (!(p->neis[j] & NM_EXT_LINK)) { /* inside the tile: a neighbour or a wall */
+      if (!p->neis[j] || !nm_filter_pass(f, &t->polys[p->neis[j] - 1])) wall_hit(w, vj, vi);
+    } else if (!border_has_portal(m, t, p, j, f)) {
+      wall_hit(w, vj, vi);
+    } else {
+      n = nm_edge_wall_parts(m, t, p, j, f, segs, NULL);
+      for (k = 0; k < n; k++) wall_hit(w, &segs[k * 6], &segs[k * 6 + 3]);
     }
   }
 }

@@ -83,15 +83,17 @@ nm_status nm_query_wall_segments(nm_query *q, nm_polyref ref, const nm_filter *f
   *count = 0;
   if (!filter || cap < 0 || (cap > 0 && !segs) || !nm_ref_get(q->mesh, ref, &t, &p))
     return NM_ERR_PARAM;
-  for (j = 0; j < p->vert_count; j++) {
-    const int ne = nm_edge_wall_parts(q->mesh, t, p, j, filter, es, refs ? er : NULL);
-    for (k = 0; k < ne; k++) {
+  for (k = 0; k < p->vert_count; k++) { /* Detour's edge order: the last edge first */
+    const int ne = nm_edge_wall_parts(q->mesh, t, p, j = (k + p->vert_count - 1) % p->vert_count,
+                                      filter, es, refs ? er : NULL);
+    int e;
+    for (e = 0; e < ne; e++) {
       if (n >= cap) {
         st |= NM_TRUNCATED;
         break;
       }
-      memcpy(&segs[n * 6], &es[k * 6], 6 * sizeof(float));
-      if (refs) refs[n] = er[k];
+      memcpy(&segs[n * 6], &es[e * 6], 6 * sizeof(float));
+      if (refs) refs[n] = er[e];
       n++;
     }
   }

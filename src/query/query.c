@@ -126,3 +126,12 @@ nm_status nm_query_poly_height(nm_query *q, nm_polyref ref, const float pos[3], 
   }
   return nm_poly_height(t, p, pos, height) ? NM_OK : NM_ERR_NO_POLY;
 }
+
+nm_status nm_query_portal_points(nm_query *q, nm_polyref from, nm_polyref to, float left[3],
+                                 float right[3]) {
+  const nm_tile *ft, *tt;
+  const nm_poly *fp, *tp;
+  if (!left || !right) return NM_ERR_PARAM;
+  if (!nm_ref_get(q->mesh, from, &ft, &fp) || !nm_ref_get(q->mesh, to, &tt, &tp)) return NM_ERR_PARAM;
+  return nm_portal_points(q->mesh, from, ft, fp, to, tt, tp, left, right) ? NM_OK : NM_ERR_PARAM;
+}

@@ -70,7 +70,7 @@ static void point_in_poly(const float *v, int nv, float s, float t, float *out) 
   for (i = 0; i < 3; i++) out[i] = a * v[i] + b * v[(tri - 1) * 3 + i] + c * v[tri * 3 + i];
 }
 
-/* Draws a point on polygon ref (height from the detail mesh). */
+/* Draws a point on polygon ref, on the polygon's plane (no detail height). */
 static void draw_in_poly(nm_query *q, nm_polyref ref, float *pt) {
   const nm_tile *t;
   const nm_poly *p;
@@ -81,6 +81,10 @@ static void draw_in_poly(nm_query *q, nm_polyref ref, float *pt) {
   s = rng_float(&q->rng);
   u = rng_float(&q->rng);
   point_in_poly(verts, nv, s, u, pt);
+}
+
+/* Puts a drawn point on the detail surface. */
+static void to_surface(nm_query *q, nm_polyref ref, float *pt) {
   nm_closest_point_on_poly(q->mesh, ref, pt, pt, NULL);
 }
 
@@ -176,6 +180,7 @@ nm_status nm_query_random_point(nm_query *q, const nm_filter *filter, nm_polyref
   k = table_find(rt, rng_double(&q->rng) * rt->cum[rt->count - 1]);
   *ref = rt->refs[k];
   draw_in_poly(q, *ref, pt);
+  to_surface(q, *ref, pt);
   return NM_OK;
 }
 
@@ -229,5 +234,6 @@ nm_status nm_query_random_point_around(nm_query *q, nm_polyref start_ref, const 
     draw_in_poly(q, *ref, pt);
     if (nm_vdist2d_sqr(pt, center) <= radius * radius) break;
   }
+  to_surface(q, *ref, pt);
   return st;
 }

@@ -67,20 +67,95 @@ static nm_status sp_status(const spath *sp, nm_status extra) {
   return extra | (sp->n >= sp->cap ? NM_TRUNCATED : NM_OK);
 }
 
-/* Shrinks a portal by d at both ends (in X/Z); narrow ones become a point. */
-static void inset_portal(float *left, float *right, float d) {
-  const float w = nm_vdist2d(left, right);
-  float l[3], r[3];
-  if (w <= 2 * d) {
-    nm_vlerp(l, left, right, 0.5f);
-    nm_vcopy(left, l);
-    nm_vcopy(right, l);
-    return;
+/* ---- edge inset ---- */
+
+#define NM_FAN_STEPS 64
+
+/* Index of the vertex of polygon p at the position of v (X/Z/Y within
+ * 1e-3 wu), or -1. */
+static int find_vertex(const nm_tile *t, const nm_poly *p, const float *v) {
+  int j;
+  for (j = 0; j < p->vert_count; j++)
+    if (nm_vdist_sqr(&t->verts[p->verts[j] * 3], v) < 1e-6f) return j;
+  return -1;
+}
+
+/* 1 when vertex k of polygon p touches a wall. Walks around the vertex from
+ * polygon to polygon, always crossing the edge that starts at the vertex; a
+ * full turn back to p means the vertex is inside the navmesh, an edge with no
+ * neighbour (or a tile-border edge not linked from the vertex on) is a wall. */
+static int vertex_on_wall(const nm_navmesh *m, const nm_tile *t, const nm_poly *p, int k) {
+  const nm_poly *const p0 = p;
+  const float *v = &t->verts[p->verts[k] * 3];
+  int step;
+  for (step = 0; step < NM_FAN_STEPS; step++) {
+    const uint16_t nei = p->neis[k];
+    if (nei == 0) return 1;
+    if (!(nei & NM_EXT_LINK)) {
+      const nm_poly *n = &t->polys[nei - 1];
+      int j;
+      for (j = 0; j < n->vert_count && n->verts[j] != p->verts[k]; j++) {}
+      if (j == n->vert_count) return 1;
+      p = n;
+      k = j;
+    } else {
+      const nm_link *l = NULL;
+      const nm_tile *nt;
+      const nm_poly *np;
+      uint32_t i;
+      for (i = p->first_link; i != NM_NULL_LINK; i = t->links[i].next)
+        if (t->links[i].edge == k && t->links[i].side != 0xff && t->links[i].bmin == 0) { l = &t->links[i]; break; }
+      if (!l) return 1;
+      nm_ref_unsafe(m, l->ref, &nt, &np);
+      if ((k = find_vertex(nt, np, v)) < 0) return 1;
+      t = nt;
+      p = np;
+    }
+    if (p == p0) return 0;
   }
-  nm_vlerp(l, left, right, d / w);
-  nm_vlerp(r, right, left, d / w);
-  nm_vcopy(left, l);
-  nm_vcopy(right, r);
+  return 1;
+}
+
+/* The link of fp leading to polygon `to` (the one portals use), or NULL. */
+static const nm_link *portal_link(const nm_tile *ft, const nm_poly *fp, nm_polyref to) {
+  uint32_t i;
+  for (i = fp->first_link; i != NM_NULL_LINK; i = ft->links[i].next)
+    if (ft->links[i].ref == to) return &ft->links[i];
+  return NULL;
+}
+
+/* Moves the wall ends of portal path[i] -> path[i+1] inward: by d when both
+ * ends are walls (a portal narrower than 2d becomes its midpoint), by
+ * min(d, width) when only one end is (the other end is open navmesh). */
+static void inset_portal(nm_query *q, const nm_polyref *path, int i, float *left, float *right, float d) {
+  const nm_tile *ft;
+  const nm_poly *fp;
+  const nm_link *l;
+  const float w = nm_vdist2d(left, right);
+  int lw = 1, rw = 1;
+  float l0[3], r0[3];
+  if (!(w > 0)) return;
+  nm_ref_unsafe(q->mesh, path[i], &ft, &fp);
+  if ((l = portal_link(ft, fp, path[i + 1])) != NULL && l->edge < fp->vert_count) {
+    const int partial = l->side != 0xff && (l->bmin != 0 || l->bmax != 255);
+    if (!partial || l->bmin == 0) lw = vertex_on_wall(q->mesh, ft, fp, l->edge);
+    if (!partial || l->bmax == 255) rw = vertex_on_wall(q->mesh, ft, fp, (l->edge + 1) % fp->vert_count);
+  }
+  nm_vcopy(l0, left);
+  nm_vcopy(r0, right);
+  if (lw && rw) {
+    if (w <= 2 * d) {
+      nm_vlerp(left, l0, r0, 0.5f);
+      nm_vcopy(right, left);
+    } else {
+      nm_vlerp(left, l0, r0, d / w);
+      nm_vlerp(right, r0, l0, d / w);
+    }
+  } else if (lw) {
+    nm_vlerp(left, l0, r0, nm_minf(d, w) / w);
+  } else if (rw) {
+    nm_vlerp(right, r0, l0, nm_minf(d, w) / w);
+  }
 }
 
 /* Funnel state: apex, both boundaries, and what each boundary point is. */
@@ -154,7 +229,7 @@ static int funnel_run(nm_query *q, spath *sp, const float *start, const float *e
     if (i + 1 < npath) {
       if (!corridor_portal(q, path, i, left, right, &to_type))
         return funnel_cut(q, sp, &fn, raw_end, path, i, o->crossings);
-      if (o->inset > 0 && !nm_vequal(left, right)) inset_portal(left, right, o->inset);
+      if (o->inset > 0 && !nm_vequal(left, right)) inset_portal(q, path, i, left, right, o->inset);
       if (i == 0 && nm_dist_pt_seg_sqr2d(fn.apex, left, right, &tt) < nm_sqr(0.001f)) continue;
     } else {
       nm_vcopy(left, end);
