@@ -8,35 +8,15 @@
 #include <DetourNavMesh.h>
 #include <DetourNavMeshQuery.h>
 #include <DetourAlloc.h>
+#include "detour_mset.h"
 #include <cmath>
 extern "C" {
 #include "navmesh.h"
+#include "cases.h"
 #include "toolbox_cases.h"
 }
 
 static const int BUF = 4096;
-
-static dtNavMesh *load_mset(const unsigned char *b, size_t len) {
-  struct Hdr { int magic, version, numTiles; dtNavMeshParams params; } h;
-  if (len < sizeof h) return 0;
-  memcpy(&h, b, sizeof h);
-  dtNavMesh *m = dtAllocNavMesh();
-  if (dtStatusFailed(m->init(&h.params))) { dtFreeNavMesh(m); return 0; }
-  size_t off = sizeof h;
-  for (int i = 0; i < h.numTiles && off + 8 <= len; i++) {
-    unsigned int ref;
-    int size;
-    memcpy(&ref, b + off, 4);
-    memcpy(&size, b + off + 4, 4);
-    off += 8;
-    if (!ref || size <= 0 || off + (size_t)size > len) break;
-    unsigned char *data = (unsigned char *)dtAlloc(size, DT_ALLOC_PERM);
-    memcpy(data, b + off, size);
-    off += size;
-    m->addTile(data, size, DT_TILE_FREE_DATA, ref, 0);
-  }
-  return m;
-}
 
 static bool near(float a, float b) { return std::fabs(a - b) <= 1e-4f * (1 + std::fabs(a) / 1000); }
 static bool same_pts(const float *a, const float *b, int n) {
@@ -110,16 +90,16 @@ int main(int argc, char **argv) {
   printf("%-17s", "agree with Detour");
   for (const char *nm : names) printf(" %10.10s", nm);
   printf("\n");
-  for (int i = 0; tb_meshes[i]; i++) {
-    const char *name = tb_meshes[i];
+  for (int i = 0; bench_meshes[i]; i++) {
+    const char *name = bench_meshes[i];
     char path[1024];
     size_t len;
     snprintf(path, sizeof path, "%s/oracle/%s.jsonl", shared, name);
     int ncase = tb_load_cases(path, cs);
     snprintf(path, sizeof path, "%s/navmeshes/%s.bin", shared, name);
-    unsigned char *bytes = tb_read_file(path, &len);
+    unsigned char *bytes = bench_read_file(path, &len);
     nm_navmesh *mesh = 0;
-    dtNavMesh *dm = bytes ? load_mset(bytes, len) : 0;
+    dtNavMesh *dm = bytes ? tb_load_mset(bytes, len) : 0;
     if (!ncase || !dm || nm_navmesh_load(bytes, len, NULL, NULL, &mesh) < 0) continue;
     free(bytes);
     b.dq = dtAllocNavMeshQuery();

@@ -6,34 +6,15 @@
 #include <DetourNavMesh.h>
 #include <DetourNavMeshQuery.h>
 #include <DetourAlloc.h>
+#include "detour_mset.h"
 extern "C" {
+#include "cases.h"
 #include "toolbox_cases.h"
 }
 
 static const int BUF = 4096;
 
 // Loads an MSET file as RecastDemo does (header, then ref/size/blob records).
-static dtNavMesh *load_mset(const unsigned char *b, size_t len) {
-  struct Hdr { int magic, version, numTiles; dtNavMeshParams params; } h;
-  if (len < sizeof h) return 0;
-  memcpy(&h, b, sizeof h);
-  dtNavMesh *m = dtAllocNavMesh();
-  if (dtStatusFailed(m->init(&h.params))) { dtFreeNavMesh(m); return 0; }
-  size_t off = sizeof h;
-  for (int i = 0; i < h.numTiles && off + 8 <= len; i++) {
-    unsigned int ref;
-    int size;
-    memcpy(&ref, b + off, 4);
-    memcpy(&size, b + off + 4, 4);
-    off += 8;
-    if (!ref || size <= 0 || off + (size_t)size > len) break;
-    unsigned char *data = (unsigned char *)dtAlloc(size, DT_ALLOC_PERM);
-    memcpy(data, b + off, size);
-    off += size;
-    m->addTile(data, size, DT_TILE_FREE_DATA, ref, 0);
-  }
-  return m;
-}
 
 static unsigned long long rng_state = 1;
 static float frand() {  // splitmix64, top 24 bits
@@ -103,16 +84,16 @@ int main(int argc, char **argv) {
   const char *shared = argc > 1 ? argv[1] : "../shared";
   double secs = argc > 2 ? atof(argv[2]) : 1.0;
   tb_header("Detour (C++) us");
-  for (int i = 0; tb_meshes[i]; i++) {
-    const char *name = tb_meshes[i];
+  for (int i = 0; bench_meshes[i]; i++) {
+    const char *name = bench_meshes[i];
     bool large = strstr(name, "city") || strstr(name, "maze");
     char path[1024];
     size_t len;
     snprintf(path, sizeof path, "%s/oracle/%s.jsonl", shared, name);
     if (!(b.n = tb_load_cases(path, b.c))) continue;
     snprintf(path, sizeof path, "%s/navmeshes/%s.bin", shared, name);
-    unsigned char *bytes = tb_read_file(path, &len);
-    dtNavMesh *mesh = bytes ? load_mset(bytes, len) : 0;
+    unsigned char *bytes = bench_read_file(path, &len);
+    dtNavMesh *mesh = bytes ? tb_load_mset(bytes, len) : 0;
     free(bytes);
     if (!mesh) continue;
     b.q = dtAllocNavMeshQuery();

@@ -9,6 +9,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "navmesh.h"
+#include "cases.h"
 #include "toolbox_cases.h"
 
 #define BUF 4096
@@ -85,7 +86,7 @@ static int bench_mesh(bench *b, const char *shared, const char *name, double sec
   snprintf(path, sizeof path, "%s/oracle/%s.jsonl", shared, name);
   if (!(b->n = tb_load_cases(path, b->c))) return 0;
   snprintf(path, sizeof path, "%s/navmeshes/%s.bin", shared, name);
-  if (!(bytes = tb_read_file(path, &len))) return 0;
+  if (!(bytes = bench_read_file(path, &len))) return 0;
   k = nm_navmesh_load(bytes, len, NULL, NULL, &mesh);
   free(bytes);
   if (k < 0 || nm_query_new(mesh, large ? 65535 : 2048, NULL, &b->q) < 0) return 0;
@@ -113,6 +114,6 @@ int main(int argc, char **argv) {
   double secs = argc > 2 ? atof(argv[2]) : 1.0;
   int i;
   tb_header("toolbox (C) us");
-  for (i = 0; tb_meshes[i]; i++) bench_mesh(&b, shared, tb_meshes[i], secs, argc > 3 ? argv[3] : NULL);
+  for (i = 0; bench_meshes[i]; i++) bench_mesh(&b, shared, bench_meshes[i], secs, argc > 3 ? argv[3] : NULL);
   return 0;
 }

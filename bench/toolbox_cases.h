@@ -2,7 +2,7 @@
  * (toolbox_bench.c for this library, detour_toolbox.cpp for Detour): the
  * oracle cases' nearest start/end polygons and points, which are the same
  * refs in both (Detour's numbering), and a CPU-time loop (robust on a shared
- * machine). Everything is static inline so each driver takes what it uses. */
+ * machine). Include cases.h (file reading, the mesh list) first. */
 #ifndef NM_TOOLBOX_CASES_H
 #define NM_TOOLBOX_CASES_H
 #include <stdio.h>
@@ -45,32 +45,12 @@ static inline int tb_load_cases(const char *path, tb_case *c) {
   return n;
 }
 
-/* Whole file into a malloc'd block (NULL on failure). */
-static inline unsigned char *tb_read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  unsigned char *b;
-  long n;
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  b = (unsigned char *)malloc((size_t)n + 1);
-  if (b && fread(b, 1, (size_t)n, f) != (size_t)n) { free(b); b = NULL; }
-  fclose(f);
-  *len = (size_t)n;
-  return b;
-}
-
 /* Query names, in table order (both drivers time the same list). */
 static const char *const tb_queries[] = {
   "raycast", "moveAlongSurface", "findDistanceToWall", "findRandomPoint",
   "findRandomPointAroundCircle", "findPolysAroundCircle", "findPolysAroundShape",
   "findLocalNeighbourhood", "queryPolygons", "getPolyWallSegments", "findPath",
   "findPathSliced64", NULL};
-
-static const char *const tb_meshes[] = {"dungeon_solo", "dungeon_tiled", "nav_test_solo",
-                                        "nav_test_tiled", "undulating_solo", "undulating_tiled",
-                                        "city_tiled", "maze_tiled", NULL};
 
 /* Inputs every query derives from a case: a point a tenth of the way to the
  * end (moveAlongSurface) and a 6 x 6 square around the start (shape), wound

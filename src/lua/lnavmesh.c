@@ -1154,6 +1154,14 @@ static float check_radius(lua_State *L, int idx) {
   return r;
 }
 
+/* The (ref, x,y,z, radius) arguments at 2..6 of the circle queries. */
+static nm_polyref check_circle(lua_State *L, lnm_mesh *h, float c[3], float *r) {
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  check_point(L, 3, c);
+  *r = check_radius(L, 6);
+  return ref;
+}
+
 /* Fails with nil, msg, code, except out of memory, which raises. */
 static int toolbox_fail(lua_State *L, const char *what, nm_status st) {
   if (st == NM_ERR_NOMEM) raise_status(L, what, st, NULL);
@@ -1213,13 +1221,10 @@ static int lnm_mesh_move_along_surface(lua_State *L) {
  * -> dist, hx,hy,hz, nx,ny,nz (just maxRadius when no wall is that close) */
 static int lnm_mesh_distance_to_wall(lua_State *L) {
   lnm_mesh *h = check_mesh(L, 1);
-  nm_polyref ref = check_valid_ref(L, h, 2);
   float c[3], r, d, hit[3], nrm[3];
+  nm_polyref ref = check_circle(L, h, c, &r);
   int found = 0;
-  nm_status st;
-  check_point(L, 3, c);
-  r = check_radius(L, 6);
-  st = nm_query_distance_to_wall(h->q, ref, c, r, opt_filter(L, 7, h), &d, hit, nrm, &found);
+  nm_status st = nm_query_distance_to_wall(h->q, ref, c, r, opt_filter(L, 7, h), &d, hit, nrm, &found);
   if (st < 0) return toolbox_fail(L, "findDistanceToWall", st);
   lua_pushnumber(L, d);
   if (!found) return 1;
@@ -1255,12 +1260,9 @@ static int lnm_mesh_random_point(lua_State *L) {
 /* mesh:findRandomPointAroundCircle(ref, x,y,z, radius [, filter]) -> ref, x, y, z */
 static int lnm_mesh_random_point_around(lua_State *L) {
   lnm_mesh *h = check_mesh(L, 1);
-  nm_polyref start = check_valid_ref(L, h, 2), ref = 0;
   float c[3], r, pt[3] = {0, 0, 0};
-  nm_status st;
-  check_point(L, 3, c);
-  r = check_radius(L, 6);
-  st = nm_query_random_point_around(h->q, start, c, r, opt_filter(L, 7, h), &ref, pt);
+  nm_polyref start = check_circle(L, h, c, &r), ref = 0;
+  nm_status st = nm_query_random_point_around(h->q, start, c, r, opt_filter(L, 7, h), &ref, pt);
   return push_random(L, "findRandomPointAroundCircle", st, ref, pt);
 }
 
@@ -1276,12 +1278,10 @@ static int push_found(lua_State *L, lnm_mesh *h, int n, int with_costs) {
 /* mesh:findPolysAroundCircle(ref, x,y,z, radius [, filter]) -> refs, parents, costs */
 static int lnm_mesh_polys_around_circle(lua_State *L) {
   lnm_mesh *h = check_mesh(L, 1);
-  nm_polyref ref = check_valid_ref(L, h, 2);
   float c[3], r;
+  nm_polyref ref = check_circle(L, h, c, &r);
   int n = 0;
   nm_status st;
-  check_point(L, 3, c);
-  r = check_radius(L, 6);
   ensure_tb(L, h, h->max_nodes);
   st = nm_query_polys_around_circle(h->q, ref, c, r, opt_filter(L, 7, h), h->tb_refs, h->tb_parents,
                                     h->tb_costs, h->tb_cap, &n);
@@ -1319,12 +1319,10 @@ static int lnm_mesh_polys_around_shape(lua_State *L) {
 /* mesh:findLocalNeighbourhood(ref, x,y,z, radius [, filter]) -> refs, parents */
 static int lnm_mesh_local_neighbourhood(lua_State *L) {
   lnm_mesh *h = check_mesh(L, 1);
-  nm_polyref ref = check_valid_ref(L, h, 2);
   float c[3], r;
+  nm_polyref ref = check_circle(L, h, c, &r);
   int n = 0;
   nm_status st;
-  check_point(L, 3, c);
-  r = check_radius(L, 6);
   ensure_tb(L, h, 64);
   st = nm_query_local_neighbourhood(h->q, ref, c, r, opt_filter(L, 7, h), h->tb_refs, h->tb_parents,
                                     h->tb_cap, &n);
@@ -1381,9 +1379,14 @@ static int lnm_mesh_find_path_begin(lua_State *L) {
   return 1;
 }
 
-static const char lnm_no_sliced[] =
-    "no sliced path search in progress (not begun, already ended, or ended by another "
-    "search or a mesh change on this handle)";
+/* Pushes nil, "<what>: no sliced path search in progress (...)", "ERR_STATE". */
+static int push_no_sliced(lua_State *L, const char *what) {
+  lua_pushnil(L);
+  lua_pushfstring(L, "%s: no sliced path search in progress (not begun, already ended, or ended "
+                  "by another search or a mesh change on this handle)", what);
+  lua_pushstring(L, nm_status_name(NM_ERR_STATE));
+  return 3;
+}
 
 /* mesh:findPathStep(maxIterations) -> "in_progress" | "done", iterations */
 static int lnm_mesh_find_path_step(lua_State *L) {
@@ -1393,12 +1396,7 @@ static int lnm_mesh_find_path_step(lua_State *L) {
   nm_status st;
   if (it < 1) luaL_argerror(L, 2, "maxIterations must be >= 1");
   st = nm_query_find_path_step(h->q, it > 0x7fffffff ? 0x7fffffff : (int)it, &done);
-  if (st == NM_ERR_STATE) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "findPathStep: %s", lnm_no_sliced);
-    lua_pushstring(L, nm_status_name(st));
-    return 3;
-  }
+  if (st == NM_ERR_STATE) return push_no_sliced(L, "findPathStep");
   lua_pushstring(L, (st & NM_UNFINISHED) ? "in_progress" : "done");
   lua_pushinteger(L, done);
   return 2;
@@ -1411,12 +1409,7 @@ static int lnm_mesh_find_path_end(lua_State *L) {
   nm_status st;
   ensure_path(L, h, h->max_nodes);
   st = nm_query_find_path_end(h->q, h->path, h->path_cap, &n);
-  if (st == NM_ERR_STATE) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "findPathEnd: %s", lnm_no_sliced);
-    lua_pushstring(L, nm_status_name(st));
-    return 3;
-  }
+  if (st == NM_ERR_STATE) return push_no_sliced(L, "findPathEnd");
   if (st < 0) return toolbox_fail(L, "findPathEnd", st);
   push_refs(L, h->path, n);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
