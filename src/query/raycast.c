@@ -10,8 +10,14 @@
  * edge as a wall. A polygon the segment does not intersect at all (possible
  * only through float precision, mostly a start point on the boundary) stops
  * the ray with the largest t so far and no normal, as Detour does.
- * Float operations follow Detour's order: results agree with it bit for bit. */
+ * Float operations follow Detour's order: results agree with it bit for bit.
+ * Unlike Detour, a ray that stops progressing (polygons linked in a cycle in
+ * corrupt data) ends instead of looping forever. */
 #include "nm_query.h"
+
+/* Polygons in a row the ray may cross without getting further (a ray
+ * through a vertex passes the polygons around it at the same t). */
+#define RAY_STALL_MAX 64
 
 /* Whether a tile-border link covers the point where the ray leaves through
  * its edge (the link may span only part of the edge). */
@@ -83,7 +89,7 @@ nm_status nm_query_raycast(nm_query *q, nm_polyref start_ref, const float start[
   nm_polyref cur = start_ref;
   nm_status st = NM_OK;
   float n3[3] = {0, 0, 0}, hit_t = 0;
-  int n = 0;
+  int n = 0, stall = 0;
   if (!t || !count) return NM_ERR_PARAM;
   *t = 0;
   *count = 0;
@@ -96,7 +102,12 @@ nm_status nm_query_raycast(nm_query *q, nm_polyref start_ref, const float start[
     nm_ref_unsafe(m, cur, &tile, &poly);
     nm_clip_begin(&c, start, end, 1.0f);
     if (!clip_poly(&c, tile, poly)) break; /* cannot enter: keep the largest t, no normal */
-    if (c.hi > hit_t) hit_t = c.hi;
+    if (c.hi > hit_t) {
+      hit_t = c.hi;
+      stall = 0;
+    } else if (++stall > RAY_STALL_MAX) {
+      break; /* no progress: only a corrupt mesh links polygons in a cycle */
+    }
     if (n < cap) path[n++] = cur;
     else st |= NM_TRUNCATED;
     if (c.smax == -1) { /* the segment ends inside this polygon */
