@@ -141,15 +141,18 @@ nm_status nm_query_move_along_surface(nm_query *q, nm_polyref start_ref, const f
 
 /* ---- findLocalNeighbourhood ---- */
 
-/* Range of polygon verts [(x,y,z) * n] projected on X/Z axis (ax, az). */
+/* Range of polygon verts [(x,y,z) * n] projected on X/Z axis (ax, az);
+ * branch-free min/max (the comparisons are unpredictable). */
 static void project_poly(float ax, float az, const float *v, int n, float *mn, float *mx) {
+  float lo = ax * v[0] + az * v[2], hi = lo;
   int i;
-  *mn = *mx = ax * v[0] + az * v[2];
   for (i = 1; i < n; i++) {
     const float d = ax * v[i * 3] + az * v[i * 3 + 2];
-    if (d < *mn) *mn = d;
-    if (d > *mx) *mx = d;
+    lo = nm_minf(lo, d);
+    hi = nm_maxf(hi, d);
   }
+  *mn = lo;
+  *mx = hi;
 }
 
 /* Whether some edge normal of a separates a from b (touching counts). */
