@@ -174,7 +174,7 @@ int main(int argc, char **argv) {
   for (i = 0; bench_meshes[i]; i++) {
     result r;
     memset(&r, 0, sizeof r);
-    if (!bench_mesh(shared, bench_meshes[i], secs, &r)) continue;
+    if (bench_skip(bench_meshes[i]) || !bench_mesh(shared, bench_meshes[i], secs, &r)) continue;
     printf("%-17s %7d %8.3f %10.3f %12.2f %10.2f %10.3f %10.2f %10lu\n", bench_meshes[i], r.cases, r.load_ms,
            r.nearest_us, r.path_us, r.path_med_us, r.straight_us, r.seq_us, (unsigned long)r.data_bytes);
     fprintf(stderr,

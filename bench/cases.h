@@ -91,6 +91,12 @@ static double bench_median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* BENCH_MESH=name limits a run to one mesh. */
+static int bench_skip(const char *name) {
+  const char *only = getenv("BENCH_MESH");
+  return only && *only && strcmp(only, name) != 0;
+}
+
 static const char *const bench_meshes[] = {"dungeon_solo", "dungeon_tiled", "nav_test_solo",
                                            "nav_test_tiled", "undulating_solo", "undulating_tiled",
                                            "city_tiled", "maze_tiled", NULL};

@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
          "path us mean", "path med", "straight", "sequence", "data B");
   for (int mi = 0; bench_meshes[mi]; mi++) {
     const char *name = bench_meshes[mi];
+    if (bench_skip(name)) continue;
     char path[1024];
     size_t len, data_bytes = 0;
     snprintf(path, sizeof path, "%s/navmeshes/%s.bin", shared, name);

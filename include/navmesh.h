@@ -371,8 +371,11 @@ typedef struct nm_build_config {
   const nm_offmesh_link *offmesh;
   int noffmesh;
   size_t memory_limit;          /* refuse builds whose grids need more bytes (0 = 4 GiB) */
-  /* Called on the calling thread after each finished tile (tiled builds). */
-  void (*progress)(void *ud, int done, int total);
+  /* Called on the calling thread after each tile of the grid in grid order
+   * (done = 1 .. total; a solo build calls it once with 1, 1). Return 0 to go
+   * on; anything else cancels the build (ERR_PARAM, diag field "progress").
+   * With threads > 1 it runs while holding the build's allocator lock. */
+  int (*progress)(void *ud, int done, int total);
   void *progress_ud;
 } nm_build_config;
 
@@ -388,9 +391,15 @@ typedef struct nm_build_stats {
 } nm_build_stats;
 
 /* Builds a navmesh from triangles: verts [(x,y,z) * nverts], tris [3 * ntris]
- * (0-based indices). Degenerate triangles are ignored.
- * ERR_PARAM (diag names the field) for bad config or input, ERR_EMPTY when
- * nothing walkable remains, ERR_NOMEM. stats may be NULL. */
+ * (0-based indices), as RecastDemo's Solo Mesh (tile_size 0) or Tile Mesh
+ * sample builds it. Zero-area triangles are ignored. *out is owned by the
+ * caller (release); its allocator is alloc. Deterministic: the same input
+ * and config give the same tiles and references for any thread count.
+ * ERR_PARAM (diag names the field) for bad config or input, including voxel
+ * grids over memory_limit (refused before allocating them); ERR_EMPTY when
+ * there are no triangles or nothing walkable remains; ERR_NOMEM.
+ * Threads: with cfg->threads > 1 tiles are built by worker threads; the
+ * build never calls alloc from two threads at once. stats may be NULL. */
 NM_API nm_status nm_navmesh_build(const float *verts, int nverts, const int *tris, int ntris,
                                   const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
                                   nm_navmesh **out, nm_build_stats *stats);

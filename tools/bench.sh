@@ -45,6 +45,12 @@ for f in bench/*_bench.c; do
   echo
   gcc $CFLAGS "$f" $B/libnavmesh.a -lm -lpthread -o "$B/$n" && "$B/$n" "$SHARED" "$SECS" 2>>"$JSON"
 done
+# Recast building the same meshes (the yardstick for bench/build_bench.c)
+if [ -f /usr/include/recastnavigation/Recast.h ] && command -v g++ >/dev/null; then
+  echo
+  g++ -O2 -I/usr/include/recastnavigation -Iinclude bench/recast_build_bench.cpp $B/libnavmesh.a \
+    -lRecast -lDetour -lm -o $B/recast_build_bench && $B/recast_build_bench "$SHARED" 2>>"$JSON"
+fi
 for f in bench/*_bench.lua; do
   [ -f "$f" ] || continue
   echo

@@ -90,7 +90,7 @@ TEST(open_list_order) {
   float last = -1e30f;
   int i, ok = 1;
   unsigned seed = 12345;
-  CHECK(nm_heap_init(&h, &sys, 200) == NM_OK);
+  CHECK(nm_heap_init(&h, &sys, 200, nodes) == NM_OK);
   for (i = 0; i < 200; i++) {
     seed = seed * 1103515245u + 12345u;
     nodes[i].total = (float)((seed >> 16) % 50); /* many ties */
@@ -100,7 +100,7 @@ TEST(open_list_order) {
     nodes[i * 3].total -= 10;
     nm_heap_modify(&h, &nodes[i * 3]);
   }
-  for (i = 0; i < (int)h.size; i++) ok &= h.items[i]->heap == (uint32_t)i;
+  for (i = 0; i < (int)h.size; i++) ok &= h.pos[h.items[i].node] == (uint32_t)i && h.items[i].total == nodes[h.items[i].node].total;
   CHECK(ok);
   while (h.size) {
     nm_node *n = nm_heap_pop(&h);
