@@ -13,6 +13,7 @@ const char *nm_status_name(nm_status st) {
     if (st & NM_PARTIAL) return "PARTIAL";
     if (st & NM_TRUNCATED) return "TRUNCATED";
     if (st & NM_OUT_OF_NODES) return "OUT_OF_NODES";
+    if (st & NM_UNFINISHED) return "UNFINISHED";
   }
   return "UNKNOWN";
 }
