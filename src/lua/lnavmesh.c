@@ -795,24 +795,62 @@ static void push_refs(lua_State *L, const nm_polyref *refs, int n) {
   }
 }
 
-/* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter]) -> polys, partial, outOfNodes */
+/* ---- optimal paths (issue 8): the `optimal` option of findPath and path ---- */
+
+/* opts.optimal of the options table t (0 = no table): a boolean. */
+static int opt_optimal(lua_State *L, int t) {
+  int v = 0;
+  if (!t) return 0;
+  lua_getfield(L, t, "optimal");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1))
+      luaL_error(L, "bad option 'optimal' (boolean expected, got %s)", luaL_typename(L, -1));
+    v = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* A* corridor, or the optimal one (then the buffer grows until the whole
+ * corridor fits), into h->path; *n gets its length. */
+static nm_status run_find_path(lua_State *L, lnm_mesh *h, int optimal, nm_polyref s, nm_polyref e,
+                               const float *sp, const float *ep, const nm_filter *f, int *n) {
+  int cap = h->max_nodes;
+  nm_status st;
+  ensure_path(L, h, cap);
+  if (!optimal) return nm_query_find_path(h->q, s, e, sp, ep, f, h->path, cap, n);
+  for (;;) {
+    st = nm_query_find_path_optimal(h->q, s, e, sp, ep, f, h->path, cap, n);
+    if (st == NM_ERR_NOMEM) raise_status(L, "findPath", st, NULL);
+    if (st < 0 || !(st & NM_TRUNCATED) || cap >= (1 << 24)) return st;
+    ensure_path(L, h, cap *= 4);
+  }
+}
+
+/* ---- end of the optimal-path block ---- */
+
+/* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter [, opts]])
+ *   -> polys, partial, outOfNodes [, fallback]   (opts: { optimal = true }) */
 static int lnm_mesh_find_path(lua_State *L) {
+  static const char *const keys[] = {"optimal", NULL};
   lnm_mesh *h = check_mesh(L, 1);
-  nm_polyref s = check_valid_ref(L, h, 2), e = check_valid_ref(L, h, 3), *path;
+  nm_polyref s = check_valid_ref(L, h, 2), e = check_valid_ref(L, h, 3);
   float sp[3], ep[3];
   const nm_filter *f;
-  int n = 0;
+  int n = 0, optimal;
   nm_status st;
   check_point(L, 4, sp);
   check_point(L, 7, ep);
   f = opt_filter(L, 10, h);
-  path = ensure_path(L, h, h->max_nodes);
-  if ((st = nm_query_find_path(h->q, s, e, sp, ep, f, path, h->max_nodes, &n)) < 0)
+  optimal = opt_optimal(L, opt_table(L, 11, keys));
+  if ((st = run_find_path(L, h, optimal, s, e, sp, ep, f, &n)) < 0)
     return push_fail(L, "findPath", st, NULL);
-  push_refs(L, path, n);
+  push_refs(L, h->path, n);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   lua_pushboolean(L, (st & NM_OUT_OF_NODES) != 0);
-  return 3;
+  if (!optimal) return 3;
+  lua_pushboolean(L, (st & NM_FALLBACK) != 0);
+  return 4;
 }
 
 static const char *const straight_opts[] = {"crossings", "inset", "maxPoints", NULL};
@@ -840,7 +878,8 @@ static void read_straight_opts(lua_State *L, int t, nm_straight_opts *o, int *ma
 /* Runs the straight path over h->path[0..npath) and pushes points, and
  * (when `all`) flags and refs. Returns the number of pushed values. */
 static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float *ep, int npath,
-                         const nm_straight_opts *o, int max_pts, int all, nm_status *status) {
+                         const nm_straight_opts *o, int max_pts, int all, int heights,
+                         nm_status *status) {
   int cap = 2 * npath + 2, n = 0, i;
   nm_status st;
   if (max_pts < cap) cap = max_pts;
@@ -848,6 +887,7 @@ static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float
   st = nm_query_straight_path(h->q, sp, ep, h->path, npath, o, h->pts, h->flags, h->refs, cap, &n);
   if (st < 0) return -1;
   if (status) *status = st;
+  if (heights) nm_query_surface_heights(h->q, h->pts, h->refs, n, h->path[npath - 1]);
   lua_createtable(L, 3 * n, 0);
   for (i = 0; i < 3 * n; i++) {
     lua_pushnumber(L, h->pts[i]);
@@ -888,26 +928,29 @@ static int lnm_mesh_find_straight(lua_State *L) {
     lua_pop(L, 1);
   }
   if (!nm_navmesh_is_valid_ref(h->mesh, path[0])) luaL_argerror(L, 8, "invalid polygon reference");
-  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, NULL);
+  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, 0, NULL);
   if (r < 0) return push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
   return r;
 }
 
-/* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial
- * (nearest polygons, A* and straight path in one call). */
+/* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial [, fallback]
+ * (nearest polygons, A* -- or the optimal search with opts.optimal, then
+ * heights from the detail mesh -- and straight path in one call). */
 static int lnm_mesh_path(lua_State *L) {
-  static const char *const keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents", NULL};
+  static const char *const keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents",
+                                     "optimal", NULL};
   lnm_mesh *h = check_mesh(L, 1);
   float sp[3], ep[3], ext[3] = {2, 4, 2}, ns[3], ne[3], end[3];
   const nm_filter *f = &h->filter;
   nm_straight_opts o;
   nm_polyref sref, eref;
-  int t, max_pts = 1 << 24, n = 0;
+  int t, max_pts = 1 << 24, n = 0, optimal;
   nm_status st;
   check_point(L, 2, sp);
   check_point(L, 5, ep);
   t = opt_table(L, 8, keys);
   read_straight_opts(L, t, &o, &max_pts);
+  optimal = opt_optimal(L, t);
   if (t) {
     lua_getfield(L, t, "filter");
     if (!lua_isnil(L, -1)) f = (const nm_filter *)luaL_checkudata(L, -1, LNM_FILTER);
@@ -919,15 +962,16 @@ static int lnm_mesh_path(lua_State *L) {
     return push_fail(L, "path: start", NM_ERR_NO_POLY, NULL);
   if (nm_query_find_nearest(h->q, ep, ext, f, &eref, ne, NULL) < 0)
     return push_fail(L, "path: end", NM_ERR_NO_POLY, NULL);
-  ensure_path(L, h, h->max_nodes);
-  st = nm_query_find_path(h->q, sref, eref, ns, ne, f, h->path, h->max_nodes, &n);
+  st = run_find_path(L, h, optimal, sref, eref, ns, ne, f, &n);
   if (st < 0 || n == 0) return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
   memcpy(end, ne, sizeof end);
   if (h->path[n - 1] != eref) nm_query_closest_point(h->q, h->path[n - 1], ne, end, NULL);
-  if (push_straight(L, h, ns, end, n, &o, max_pts, 0, NULL) < 0)
+  if (push_straight(L, h, ns, end, n, &o, max_pts, 0, optimal, NULL) < 0)
     return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
-  return 2;
+  if (!optimal) return 2;
+  lua_pushboolean(L, (st & NM_FALLBACK) != 0);
+  return 3;
 }
 
 /* ---- polygon accessors ---- */

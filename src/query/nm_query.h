@@ -58,12 +58,14 @@ struct nm_query {
   nm_heap open;
   nm_sliced sliced;
   uint64_t rng;
+  struct nm_opt *opt;   /* optimal-search scratch (optimal.c), made on first use */
 };
 
 NM_INTERNAL nm_status nm_nodepool_init(nm_nodepool *p, const nm_alloc *a, uint32_t max);
 NM_INTERNAL void nm_nodepool_free(nm_nodepool *p, const nm_alloc *a);
 NM_INTERNAL nm_status nm_heap_init(nm_heap *h, const nm_alloc *a, uint32_t cap);
 NM_INTERNAL void nm_heap_free(nm_heap *h, const nm_alloc *a);
+NM_INTERNAL void nm_opt_free(nm_query *q); /* optimal.c */
 
 static inline uint32_t nm_hash_ref(nm_polyref r, uint32_t shift) {
   return (uint32_t)(r * 2654435761u) >> shift;

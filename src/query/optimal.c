@@ -1,0 +1,396 @@
+/* optimal.c -- truly shortest paths: the any-angle search of Cui, Harabor
+ * and Grastien, "Compromise-free Pathfinding on a Navigation Mesh" (IJCAI
+ * 2017, "Polyanya"), on our tiled 2.5-D navmesh.
+ *
+ * A search node is a root point r (the start, or a wall corner the path turns
+ * around) and an interval [left, right] on a portal leading into a polygon:
+ * every point of the interval is seen from r in a straight line inside the
+ * navmesh. g is the length of the shortest known path to r; f adds the length
+ * of the shortest way from r through the interval to the goal (the goal is
+ * mirrored across the interval's line when it lies on r's side), a lower
+ * bound of every path the node stands for. Expanding a node projects the cone
+ * r-left-right onto the other portals of the polygon (optimal_expand.c).
+ * Nodes leave the open list in order of f, so the first goal node taken is a
+ * shortest path. Pruning: successors into dead ends are dropped (cul-de-sac),
+ * a node with a single successor that keeps its root is expanded at once
+ * without the open list (intermediate), and a root reached again with a
+ * greater g is dropped (root level; roots are named by mesh vertex and the
+ * piece of walkable area around it, see nm_opt_root_key).
+ *
+ * The corridor returned is the chain of polygons of the goal node's
+ * ancestors; the shortest path crosses exactly their portals, so the funnel
+ * (straight.c) over it gives that path. Distances are measured in X/Z; an
+ * off-mesh connection costs its straight 3-D length. Area costs must be
+ * uniform: with others the search falls back to A* (NM_FALLBACK).
+ *
+ * The scratch space (nodes, open list, root table) lives in the query and
+ * grows, doubling, up to 8 nodes per A* node of the query; a warm query
+ * allocates nothing. */
+#include "nm_optimal.h"
+
+#define NM_OPT_NODES_PER_POOL 8u
+#define NM_OPT_MIN_LIMIT 4096u
+#define NM_OPT_FIRST_CAP 1024u
+#define NM_OPT_FIRST_ROOTS 2048u
+#define NM_OPT_NONE 0xffffffffu
+#define NM_OPT_MIN_CORNERS 4096u
+#define NM_OPT_MAX_CORNERS 65536u
+
+/* ---- scratch space ---- */
+
+/* Frees the optimal-search scratch of a query (from nm_query_free). */
+void nm_opt_free(nm_query *q) {
+  nm_opt *s = q->opt;
+  if (!s) return;
+  nm_free(&q->alloc, s->nodes, (size_t)s->cap * sizeof(nm_opt_node));
+  nm_free(&q->alloc, s->heap, (size_t)s->hcap * sizeof(uint32_t));
+  nm_free(&q->alloc, s->roots, ((size_t)s->rmask + 1) * sizeof(nm_opt_root));
+  nm_free(&q->alloc, s->corners, ((size_t)s->cmask + 1) * sizeof(nm_opt_corner));
+  nm_free(&q->alloc, s, sizeof *s);
+  q->opt = NULL;
+}
+
+/* The query's scratch, made on first use. NULL when out of memory. */
+static nm_opt *opt_scratch(nm_query *q) {
+  nm_opt *s = q->opt;
+  if (s) return s;
+  if (!(s = (nm_opt *)nm_calloc(&q->alloc, sizeof *s))) return NULL;
+  q->opt = s;
+  s->limit = q->pool.max * NM_OPT_NODES_PER_POOL; /* max <= 1 << 22: no overflow */
+  if (s->limit < NM_OPT_MIN_LIMIT) s->limit = NM_OPT_MIN_LIMIT;
+  s->cap = s->hcap = NM_OPT_FIRST_CAP;
+  s->nodes = (nm_opt_node *)nm_malloc(&q->alloc, (size_t)s->cap * sizeof(nm_opt_node));
+  s->heap = (uint32_t *)nm_malloc(&q->alloc, (size_t)s->cap * sizeof(uint32_t));
+  s->rmask = NM_OPT_FIRST_ROOTS - 1;
+  s->roots = (nm_opt_root *)nm_calloc(&q->alloc, (size_t)NM_OPT_FIRST_ROOTS * sizeof(nm_opt_root));
+  s->cmask = nm_next_pow2(q->pool.max * 2 < NM_OPT_MIN_CORNERS ? NM_OPT_MIN_CORNERS
+                          : (q->pool.max * 2 > NM_OPT_MAX_CORNERS ? NM_OPT_MAX_CORNERS : q->pool.max * 2)) - 1;
+  s->corners = (nm_opt_corner *)nm_calloc(&q->alloc, ((size_t)s->cmask + 1) * sizeof(nm_opt_corner));
+  s->cgen = 1;
+  if (!s->nodes || !s->heap || !s->roots || !s->corners) {
+    nm_opt_free(q);
+    return NULL;
+  }
+  return s;
+}
+
+/* Doubles the node and open-list arrays (up to the limit); 0 when full. */
+static int opt_grow(nm_query *q, nm_opt *s) {
+  const uint32_t ncap = s->cap > s->limit / 2 ? s->limit : s->cap * 2;
+  void *p;
+  if (ncap <= s->cap) return 0;
+  if (s->hcap < ncap) {
+    p = nm_realloc(&q->alloc, s->heap, (size_t)s->hcap * sizeof(uint32_t), (size_t)ncap * sizeof(uint32_t));
+    if (!p) return 0;
+    s->heap = (uint32_t *)p;
+    s->hcap = ncap;
+  }
+  p = nm_realloc(&q->alloc, s->nodes, (size_t)s->cap * sizeof(nm_opt_node),
+                 (size_t)ncap * sizeof(nm_opt_node));
+  if (!p) return 0;
+  s->nodes = (nm_opt_node *)p;
+  s->cap = ncap;
+  return 1;
+}
+
+/* ---- root table ---- */
+
+static uint32_t root_hash(uint64_t key, uint32_t mask) {
+  key ^= key >> 31;
+  key *= 0x9e3779b97f4a7c15ull;
+  return (uint32_t)(key >> 32) & mask;
+}
+
+/* Slot of key in the current search, or the empty slot where it goes. */
+static nm_opt_root *root_slot(nm_opt *s, uint64_t key) {
+  uint32_t i = root_hash(key, s->rmask);
+  for (;;) {
+    nm_opt_root *r = &s->roots[i];
+    if (r->stamp != s->stamp || r->key == key) return r;
+    i = (i + 1) & s->rmask;
+  }
+}
+
+/* Doubles the root table, keeping the current search's entries. */
+static void roots_grow(nm_query *q, nm_opt *s) {
+  const uint32_t osize = s->rmask + 1, nsize = osize * 2;
+  nm_opt_root *old = s->roots, *nr;
+  uint32_t i;
+  if (nsize < osize || !(nr = (nm_opt_root *)nm_calloc(&q->alloc, (size_t)nsize * sizeof(nm_opt_root))))
+    return;
+  s->roots = nr;
+  s->rmask = nsize - 1;
+  for (i = 0; i < osize; i++)
+    if (old[i].stamp == s->stamp) *root_slot(s, old[i].key) = old[i];
+  nm_free(&q->alloc, old, (size_t)osize * sizeof(nm_opt_root));
+}
+
+/* Forgets the remembered corner tests when the mesh or the filter's flags
+ * changed since they were made. */
+static void corners_check(nm_opt *s, const nm_navmesh *m, const nm_filter *f) {
+  if (s->mesh_gen == m->generation && s->inc == f->include_flags && s->exc == f->exclude_flags) return;
+  s->mesh_gen = m->generation;
+  s->inc = f->include_flags;
+  s->exc = f->exclude_flags;
+  if (++s->cgen == 0) {
+    memset(s->corners, 0, ((size_t)s->cmask + 1) * sizeof(nm_opt_corner));
+    s->cgen = 1;
+  }
+}
+
+/* Starts a new search: every entry of the table becomes stale. */
+static void roots_reset(nm_opt *s) {
+  if (++s->stamp == 0) {
+    memset(s->roots, 0, ((size_t)s->rmask + 1) * sizeof(nm_opt_root));
+    s->stamp = 1;
+  }
+  s->rcount = 0;
+}
+
+/* Looks key up; 0 when recorded with a g that beats g (`ties`: or equals
+ * it within rounding), else records g if lower and returns 1. */
+static int table_check(nm_opt_ctx *c, uint64_t key, double g, int ties) {
+  nm_opt *s = c->s;
+  nm_opt_root *r = root_slot(s, key);
+  if (r->stamp == s->stamp) {
+    const double tol = 1e-12 * r->g;
+    if (ties ? g >= r->g - tol : g > r->g + tol) return 0;
+    if (g < r->g) r->g = g;
+    return 1;
+  }
+  if ((s->rcount + 1) * 4 > (s->rmask + 1) * 3) return 1; /* full: no pruning for it */
+  r->key = key;
+  r->g = g;
+  r->stamp = s->stamp;
+  if (++s->rcount * 2 > s->rmask + 1) roots_grow(c->q, s);
+  return 1;
+}
+
+int nm_opt_root_check(nm_opt_ctx *c, uint64_t key, double g) { return table_check(c, key, g, 0); }
+int nm_opt_seen(nm_opt_ctx *c, uint64_t key, double g) { return table_check(c, key, g, 1); }
+
+/* A root whose recorded g became smaller after the node was made. */
+static int root_stale(nm_opt_ctx *c, const nm_opt_node *n) {
+  const nm_opt_root *r;
+  if (!n->rootkey) return 0;
+  r = root_slot(c->s, n->rootkey);
+  return r->stamp == c->s->stamp && n->g > r->g + 1e-12 * r->g;
+}
+
+/* ---- open list: a binary heap of node indices by f, then larger g ---- */
+
+static int node_before(const nm_opt_node *a, const nm_opt_node *b) {
+  return a->f < b->f || (a->f == b->f && a->g > b->g);
+}
+
+static void heap_push(nm_opt *s, uint32_t idx) {
+  uint32_t i = s->hsize++;
+  while (i > 0) {
+    const uint32_t parent = (i - 1) / 2;
+    if (!node_before(&s->nodes[idx], &s->nodes[s->heap[parent]])) break;
+    s->heap[i] = s->heap[parent];
+    i = parent;
+  }
+  s->heap[i] = idx;
+}
+
+static uint32_t heap_pop(nm_opt *s) {
+  const uint32_t top = s->heap[0], last = s->heap[--s->hsize];
+  uint32_t i = 0, child = 1;
+  while (child < s->hsize) {
+    if (child + 1 < s->hsize && node_before(&s->nodes[s->heap[child + 1]], &s->nodes[s->heap[child]]))
+      child++;
+    if (!node_before(&s->nodes[s->heap[child]], &s->nodes[last])) break;
+    s->heap[i] = s->heap[child];
+    i = child;
+    child = 2 * i + 1;
+  }
+  s->heap[i] = last;
+  return top;
+}
+
+/* ---- the search ---- */
+
+/* Stores a successor of node `parent` (NM_OPT_NONE: none) and returns its
+ * index, or NM_OPT_NONE when the node limit is reached. */
+static uint32_t store(nm_opt_ctx *c, const nm_opt_node *n, uint32_t parent) {
+  nm_opt *s = c->s;
+  nm_opt_node *x;
+  if (s->count == s->cap && !opt_grow(c->q, s)) {
+    c->st |= NM_OUT_OF_NODES;
+    return NM_OPT_NONE;
+  }
+  x = &s->nodes[s->count];
+  *x = *n;
+  x->parent = parent == NM_OPT_NONE ? 0 : parent + 1;
+  x->f = (n->flags & NM_OPT_FINAL) ? n->g : n->g + nm_opt_heuristic(n, c->goal, c->eps);
+  return s->count++;
+}
+
+/* X/Z distance from the goal to what node n reaches (for partial paths). */
+static double goal_gap(const nm_opt_ctx *c, const nm_opt_node *n) {
+  const double *a = n->right, *b = n->left, *p = c->goal;
+  const double dx = b[0] - a[0], dy = b[1] - a[1], dd = dx * dx + dy * dy;
+  double t = dd > 0 ? ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / dd : 0;
+  double q[2];
+  if (n->flags & NM_OPT_POINT) return nm_opt_dist(n->root, p);
+  t = t < 0 ? 0 : (t > 1 ? 1 : t);
+  q[0] = a[0] + t * dx;
+  q[1] = a[1] + t * dy;
+  return nm_opt_dist(q, p);
+}
+
+/* Expands node idx; while it has exactly one successor keeping its root,
+ * expands that one at once (intermediate pruning). Successors left over go
+ * to the open list. *best tracks the node nearest to the goal. */
+static void expand(nm_opt_ctx *c, uint32_t idx, uint32_t *best, double *best_gap) {
+  nm_opt_succ succ[NM_OPT_MAX_SUCC];
+  for (;;) {
+    const double gap = goal_gap(c, &c->s->nodes[idx]);
+    const int n = nm_opt_successors(c, &c->s->nodes[idx], succ);
+    int i;
+    if (gap < *best_gap) {
+      *best_gap = gap;
+      *best = idx;
+    }
+    if (n == 1 && succ[0].same_root && !(succ[0].n.flags & NM_OPT_FINAL)) {
+      if ((idx = store(c, &succ[0].n, idx)) == NM_OPT_NONE) return;
+      continue;
+    }
+    for (i = 0; i < n; i++) {
+      const uint32_t k = store(c, &succ[i].n, idx);
+      if (k != NM_OPT_NONE) heap_push(c->s, k);
+    }
+    return;
+  }
+}
+
+/* Runs the search from the start node; *found gets the goal node, or the
+ * node nearest to the goal (with NM_PARTIAL) when the goal is unreachable. */
+static nm_status search(nm_opt_ctx *c, const nm_opt_node *start, uint32_t *found) {
+  nm_opt *s = c->s;
+  uint32_t best;
+  double best_gap = DBL_MAX;
+  s->count = 0;
+  s->hsize = 0;
+  roots_reset(s);
+  best = store(c, start, NM_OPT_NONE);
+  heap_push(s, best);
+  while (s->hsize) {
+    const uint32_t idx = heap_pop(s);
+    if (s->nodes[idx].flags & NM_OPT_FINAL) {
+      *found = idx;
+      return c->st;
+    }
+    if (root_stale(c, &s->nodes[idx])) continue;
+    expand(c, idx, &best, &best_gap);
+  }
+  *found = best;
+  return c->st | NM_PARTIAL;
+}
+
+/* Writes the corridor of node idx (start polygon first) into path, cut at
+ * its end when cap is too small. */
+static nm_status write_corridor(const nm_opt *s, uint32_t idx, nm_polyref *path, int cap, int *count) {
+  const nm_opt_node *n;
+  int len = 0, w;
+  if (s->nodes[idx].flags & NM_OPT_FINAL) idx = s->nodes[idx].parent - 1; /* same polygon */
+  for (n = &s->nodes[idx];; n = &s->nodes[n->parent - 1]) {
+    len += (n->flags & NM_OPT_OFFMESH) ? 2 : 1;
+    if (!n->parent) break;
+  }
+  w = len;
+  for (n = &s->nodes[idx];; n = &s->nodes[n->parent - 1]) {
+    if (--w < cap) path[w] = n->poly;
+    if ((n->flags & NM_OPT_OFFMESH) && --w < cap) path[w] = n->from;
+    if (!n->parent) break;
+  }
+  *count = len < cap ? len : cap;
+  return len > cap ? NM_TRUNCATED : NM_OK;
+}
+
+/* 1 when every area costs the same (the only case the search handles). */
+static int uniform_costs(const nm_filter *f) {
+  int i;
+  for (i = 1; i < NM_MAX_AREAS; i++)
+    if (f->area_cost[i] != f->area_cost[0]) return 0;
+  return 1;
+}
+
+/* Distance tolerance of searches on mesh m (see NM_OPT_EPS). */
+static double mesh_eps(const nm_navmesh *m) {
+  const double x0 = fabs(m->orig[0] + (double)m->gx0 * m->tile_width);
+  const double x1 = fabs(m->orig[0] + (double)(m->gx1 + 1) * m->tile_width);
+  const double z0 = fabs(m->orig[2] + (double)m->gy0 * m->tile_height);
+  const double z1 = fabs(m->orig[2] + (double)(m->gy1 + 1) * m->tile_height);
+  double mag = x0 > x1 ? x0 : x1;
+  if (z0 > mag) mag = z0;
+  if (z1 > mag) mag = z1;
+  return NM_OPT_EPS * (1 + mag);
+}
+
+/* The point pos moved into polygon ref in X/Z, as (x, -z). */
+static void point_in_poly(nm_query *q, nm_polyref ref, const float *pos, double *out) {
+  float c[3];
+  nm_query_closest_point_boundary(q, ref, pos, c);
+  nm_opt_pt(out, c);
+}
+
+nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                     const float start[3], const float end[3],
+                                     const nm_filter *filter, nm_polyref *path, int cap, int *count) {
+  const nm_tile *t;
+  const nm_poly *sp, *ep;
+  nm_opt_node sn;
+  nm_opt_ctx c;
+  uint32_t found;
+  nm_status st;
+  if (!count) return NM_ERR_PARAM;
+  *count = 0;
+  if (!q || !path || cap <= 0 || !start || !end || !filter || !nm_isfinite3(start) || !nm_isfinite3(end) ||
+      !nm_ref_get(q->mesh, start_ref, &t, &sp) || !nm_ref_get(q->mesh, end_ref, &t, &ep))
+    return NM_ERR_PARAM;
+  if (!uniform_costs(filter) || nm_poly_type(sp) == NM_POLYTYPE_OFFMESH ||
+      nm_poly_type(ep) == NM_POLYTYPE_OFFMESH) {
+    st = nm_query_find_path(q, start_ref, end_ref, start, end, filter, path, cap, count);
+    return st < 0 ? st : st | NM_FALLBACK;
+  }
+  if (start_ref == end_ref) {
+    path[0] = start_ref;
+    *count = 1;
+    return NM_OK;
+  }
+  memset(&c, 0, sizeof c);
+  c.q = q;
+  c.m = q->mesh;
+  c.f = filter;
+  c.goal_ref = end_ref;
+  c.eps = mesh_eps(q->mesh);
+  if (!(c.s = opt_scratch(q))) return NM_ERR_NOMEM;
+  corners_check(c.s, q->mesh, filter);
+  point_in_poly(q, end_ref, end, c.goal);
+  memset(&sn, 0, sizeof sn);
+  point_in_poly(q, start_ref, start, sn.root);
+  memcpy(sn.left, sn.root, sizeof sn.left);
+  memcpy(sn.right, sn.root, sizeof sn.right);
+  sn.poly = start_ref;
+  sn.flags = NM_OPT_POINT;
+  st = search(&c, &sn, &found);
+  return st | write_corridor(c.s, found, path, cap, count);
+}
+
+nm_status nm_query_surface_heights(nm_query *q, float *pts, const nm_polyref *refs, int n,
+                                   nm_polyref last) {
+  int i;
+  if (!q || n < 0 || (n > 0 && (!pts || !refs))) return NM_ERR_PARAM;
+  for (i = 0; i < n; i++) {
+    const nm_polyref ref = refs[i] ? refs[i] : last;
+    const nm_tile *t;
+    const nm_poly *p;
+    float c[3];
+    if (!nm_isfinite3(&pts[i * 3]) || !nm_ref_get(q->mesh, ref, &t, &p)) continue;
+    nm_closest_point_on_poly(q->mesh, ref, &pts[i * 3], c, NULL);
+    pts[i * 3 + 1] = c[1];
+  }
+  return NM_OK;
+}
