@@ -39,6 +39,31 @@ local function area(xs, zs, n)
   return a / 2
 end
 
+-- Convex hull of P's outline (hx, hz, hn; same winding): polygons are convex
+-- in voxel space, but rounding to float can dent them by a hair at
+-- nearly straight corners; clipping against the hull ignores such dents.
+function check.hull(P)
+  local keep = {}
+  for i = 1, P.n do keep[i] = true end
+  local changed = true
+  while changed do
+    changed = false
+    local idx = {}
+    for i = 1, P.n do if keep[i] then idx[#idx + 1] = i end end
+    local m = #idx
+    for k = 1, m do
+      local a, b, c = idx[(k - 2) % m + 1], idx[k], idx[k % m + 1]
+      local cr = (P.x[b] - P.x[a]) * (P.z[c] - P.z[b]) - (P.z[b] - P.z[a]) * (P.x[c] - P.x[b])
+      if m > 3 and cr * P.sign < 0 then keep[b] = false changed = true break end
+    end
+  end
+  P.hx, P.hz = {}, {}
+  for i = 1, P.n do
+    if keep[i] then P.hx[#P.hx + 1], P.hz[#P.hz + 1] = P.x[i], P.z[i] end
+  end
+  P.hn = #P.hx
+end
+
 -- Distance from (px, pz) to segment a-b and the parameter of the nearest point.
 local function seg_dist(px, pz, ax, az, bx, bz)
   local dx, dz = bx - ax, bz - az
@@ -72,6 +97,7 @@ function check.extract(mesh, usable)
         scale = math.max(scale, abs(x), abs(z))
       end
       P.sign = area(P.x, P.z, n) > 0 and 1 or -1
+      check.hull(P)
       P.bb = { minx, minz, maxx, maxz }
       W.polys[#W.polys + 1] = P
       W.index[ref] = #W.polys
@@ -173,11 +199,11 @@ end
 
 -- ---- visibility ----
 
--- Parameter range [lo, hi] of u + t*d (t in [0, 1]) inside polygon P, the
--- polygon grown by eps; nil when the segment misses it.
+-- Parameter range [lo, hi] of u + t*d (t in [0, 1]) inside polygon P (its
+-- hull) grown by eps; nil when the segment misses it.
 local function clip(P, ux, uz, dx, dz, eps)
   local lo, hi = 0, 1
-  local xs, zs, n, s = P.x, P.z, P.n, P.sign
+  local xs, zs, n, s = P.hx, P.hz, P.hn, P.sign
   for i = 1, n do
     local j = i % n + 1
     local ex, ez = xs[j] - xs[i], zs[j] - zs[i]
@@ -314,6 +340,23 @@ function check.shortest(W, sx, sz, S, gx, gz, G, bound)
   end
 end
 
+-- 1 when polygon index b can be reached from a through links.
+function check.connected(W, a, b)
+  local seen, stack = { [a] = true }, { a }
+  while #stack > 0 do
+    local pi = stack[#stack]
+    stack[#stack] = nil
+    if pi == b then return true end
+    for _, L in ipairs(W.polys[pi].links) do
+      if not seen[L.to] then
+        seen[L.to] = true
+        stack[#stack + 1] = L.to
+      end
+    end
+  end
+  return false
+end
+
 -- A random point inside polygon index pi (area-uniform over its fan).
 function check.point_in(W, pi, rnd)
   local P = W.polys[pi]
@@ -330,7 +373,9 @@ function check.point_in(W, pi, rnd)
   local function at(c)
     return c[1] + r1 * (c[j] - c[1]) + r2 * (c[j + 1] - c[1])
   end
-  return at(P.x), at(P.y), at(P.z)
+  -- snapped by the library: float32 coordinates (what the C side uses) on
+  -- the polygon, with the height of its surface
+  return W.mesh:closestPointOnPoly(P.ref, at(P.x), at(P.y), at(P.z))
 end
 
 -- ---- generated levels ----
