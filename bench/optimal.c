@@ -1,6 +1,9 @@
-/* bench/optimal.c -- optimal paths (nm_query_find_path_optimal + funnel)
- * against the default (nm_query_find_path + funnel), in microseconds per
- * path, on every navmesh file given (or found in a directory).
+/* bench/optimal.c -- optimal paths against the default path
+ * (nm_query_find_path + nm_query_straight_path), in microseconds per path,
+ * on every navmesh file given (or found in a directory). The optimal path
+ * is timed two ways: nm_query_path_optimal (what mesh:path { optimal = true }
+ * runs: the turns come from the search) and nm_query_find_path_optimal +
+ * nm_query_straight_path (corridor, then funnel).
  *
  *   build/bench/optimal [-s seconds] [-n pairs] file.bin|dir ...
  *
@@ -71,30 +74,40 @@ static int random_point(nm_query *q, const polys *ps, const nm_filter *f, nm_pol
   return nm_query_find_nearest(q, p, ext, f, ref, pt, NULL) == NM_OK;
 }
 
-/* One path by either method; returns its X/Z length (< 0 on failure). */
-static double one_path(nm_query *q, const pair *p, const nm_filter *f, int optimal, nm_polyref *path,
+enum { M_DEFAULT, M_CORRIDOR, M_PATH };
+
+/* One path by method m (M_*); returns its X/Z length (< 0 on failure). */
+static double one_path(nm_query *q, const pair *p, const nm_filter *f, int m, nm_polyref *path,
                        int cap, nm_status *status) {
   static float pts[3 * MAX_PTS];
+  static nm_polyref refs[MAX_PTS];
   int n = 0, np = 0, i;
   double len = 0;
-  nm_status st = optimal ? nm_query_find_path_optimal(q, p->s, p->e, p->sp, p->ep, f, path, cap, &n)
+  nm_status st;
+  if (m == M_PATH) {
+    st = nm_query_path_optimal(q, p->s, p->e, p->sp, p->ep, f, pts, refs, MAX_PTS, &np);
+    if (status) *status = st;
+    if (st < 0) return -1;
+  } else {
+    st = m == M_CORRIDOR ? nm_query_find_path_optimal(q, p->s, p->e, p->sp, p->ep, f, path, cap, &n)
                          : nm_query_find_path(q, p->s, p->e, p->sp, p->ep, f, path, cap, &n);
-  if (status) *status = st;
-  if (st < 0 || n == 0) return -1;
-  if (nm_query_straight_path(q, p->sp, p->ep, path, n, NULL, pts, NULL, NULL, MAX_PTS, &np) < 0) return -1;
+    if (status) *status = st;
+    if (st < 0 || n == 0) return -1;
+    if (nm_query_straight_path(q, p->sp, p->ep, path, n, NULL, pts, NULL, NULL, MAX_PTS, &np) < 0) return -1;
+  }
   for (i = 1; i < np; i++)
     len += hypot(pts[3 * i] - pts[3 * i - 3], pts[3 * i + 2] - pts[3 * i - 1]);
   return len;
 }
 
 /* Microseconds per path of one method over all pairs, repeated for `secs`. */
-static double time_method(nm_query *q, const pair *pairs, int n, const nm_filter *f, int optimal,
+static double time_method(nm_query *q, const pair *pairs, int n, const nm_filter *f, int m,
                           nm_polyref *path, int cap, double secs) {
   double t0 = now(), t;
   long runs = 0;
   int i;
   do {
-    for (i = 0; i < n; i++) one_path(q, &pairs[i], f, optimal, path, cap, NULL);
+    for (i = 0; i < n; i++) one_path(q, &pairs[i], f, m, path, cap, NULL);
     runs += n;
     t = now() - t0;
   } while (t < secs);
@@ -130,9 +143,9 @@ static int make_pairs(nm_query *q, const nm_filter *f, pair *pairs, int want, nm
     nm_status st;
     double a, b;
     if (!random_point(q, &ps, f, &p->s, p->sp) || !random_point(q, &ps, f, &p->e, p->ep)) continue;
-    a = one_path(q, p, f, 0, path, cap, &st);
+    a = one_path(q, p, f, M_DEFAULT, path, cap, &st);
     if (a < 0 || (st & (NM_PARTIAL | NM_OUT_OF_NODES))) continue;
-    b = one_path(q, p, f, 1, path, cap, &st);
+    b = one_path(q, p, f, M_PATH, path, cap, &st);
     if (b < 0 || (st & (NM_PARTIAL | NM_OUT_OF_NODES)) || b > a * (1 + 1e-5) + 1e-5) {
       (*bad)++;
       fprintf(stderr, "worse: %u %u %.9g %.9g %.9g %.9g %.9g %.9g (default %.6f, optimal %.6f, status %d)\n",
@@ -161,7 +174,7 @@ static void bench_file(const char *file, int want, double secs) {
   nm_query *q;
   nm_filter f;
   int n, shorter, bad;
-  double gmean, gmax, ta, to;
+  double gmean, gmax, ta, to, tc;
   if (!bytes || nm_navmesh_load(bytes, len, NULL, NULL, &mesh) < 0) {
     fprintf(stderr, "%s: cannot load\n", file);
     free(bytes);
@@ -174,14 +187,16 @@ static void bench_file(const char *file, int want, double secs) {
   rng_state = 1;
   if (want > 100000) want = 100000;
   n = make_pairs(q, &f, pairs, want, path, 1 << 16, &shorter, &gmean, &gmax, &bad);
-  ta = time_method(q, pairs, n, &f, 0, path, 1 << 16, secs);
-  to = time_method(q, pairs, n, &f, 1, path, 1 << 16, secs);
-  printf("%-22s %6d pairs  default %9.2f us  optimal %9.2f us  (x%.2f)  shorter %5.1f%% (mean %.2f%%, max %.1f%%)%s\n",
-         name, n, ta, to, to / ta, n ? 100.0 * shorter / n : 0, 100 * gmean, 100 * gmax,
+  ta = time_method(q, pairs, n, &f, M_DEFAULT, path, 1 << 16, secs);
+  to = time_method(q, pairs, n, &f, M_PATH, path, 1 << 16, secs);
+  tc = time_method(q, pairs, n, &f, M_CORRIDOR, path, 1 << 16, secs);
+  printf("%-22s %5d pairs  default %8.2f us  optimal %8.2f us (x%.2f; corridor+funnel %8.2f us, x%.2f)"
+         "  shorter in %5.1f%% (mean %.2f%%, max %.1f%%)%s\n",
+         name, n, ta, to, to / ta, tc, tc / ta, n ? 100.0 * shorter / n : 0, 100 * gmean, 100 * gmax,
          bad ? "  LONGER OR FAILED!" : "");
   printf("{\"bench\":\"optimal\",\"mesh\":\"%s\",\"pairs\":%d,\"default_us\":%.3f,\"optimal_us\":%.3f,"
-         "\"shorter\":%d,\"gain_mean\":%.5f,\"gain_max\":%.5f,\"worse\":%d}\n",
-         name, n, ta, to, shorter, gmean, gmax, bad);
+         "\"optimal_corridor_us\":%.3f,\"shorter\":%d,\"gain_mean\":%.5f,\"gain_max\":%.5f,\"worse\":%d}\n",
+         name, n, ta, to, tc, shorter, gmean, gmax, bad);
   fflush(stdout);
   nm_query_free(q);
   nm_navmesh_release(mesh);

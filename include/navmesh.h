@@ -407,6 +407,18 @@ NM_API nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, n
                                             const nm_filter *filter, nm_polyref *path, int cap,
                                             int *count);
 
+/* The shortest path itself: start, the corners it turns at, end [(x,y,z) *
+ * count] in pts [3*cap], with heights from the detail mesh, and in refs
+ * [cap] a polygon each point lies on. Same search and statuses as
+ * nm_query_find_path_optimal; cheaper than it + nm_query_straight_path, as
+ * the turns come straight from the search (the funnel still runs for
+ * partial paths, off-mesh connections and NM_FALLBACK). A partial path ends
+ * at the point of the last polygon nearest to end. */
+NM_API nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                       const float start[3], const float end[3],
+                                       const nm_filter *filter, float *pts, nm_polyref *refs,
+                                       int cap, int *count);
+
 /* Sets the height of each point pts[i] [(x,y,z) * n] to the detail surface
  * of polygon refs[i] (or of `last` where refs[i] is 0) at its X/Z, the
  * nearest surface point when the point lies on the polygon's boundary.

@@ -233,6 +233,37 @@ describe("optimal paths: Lua contract", function()
   end)
 end)
 
+describe("optimal paths from mesh:path", function()
+  it("equal the funnel over the optimal corridor (turns come from the search)", function()
+    local levels = check.levels()
+    local n, worst = 0, 0
+    for _, name in ipairs { "rooms", "pillars", "triangles", "gaps" } do
+      local mesh = make(levels[name])
+      local W = check.extract(mesh)
+      local rnd = check.rng(99)
+      for _ = 1, 100 do
+        local a, b = 1 + math.floor(rnd() * #W.polys), 1 + math.floor(rnd() * #W.polys)
+        local sx, sy, sz = check.point_in(W, a, rnd)
+        local gx, gy, gz = check.point_in(W, b, rnd)
+        local pts, partial = mesh:path(sx, sy, sz, gx, gy, gz, { optimal = true })
+        local s = mesh:findNearestPoly(sx, sy, sz)
+        local e = mesh:findNearestPoly(gx, gy, gz)
+        local len = optimal_length(mesh, s, sx, sy, sz, e, gx, gy, gz)
+        local d = math.abs(helper.length2d(pts) - len)
+        if d > worst then worst = d end
+        assert.is_true(d <= 1e-5 * (1 + len))
+        assert.are.equal(partial, (select(3, optimal_length(mesh, s, sx, sy, sz, e, gx, gy, gz))))
+        -- start and end as given, heights on the (flat) floor
+        assert.is_true(helper.near(pts[1], sx) and helper.near(pts[3], sz))
+        for i = 2, #pts, 3 do assert.is_true(helper.near(pts[i], 0, 1e-5)) end
+        n = n + 1
+      end
+      mesh:close()
+    end
+    print(("# mesh:path optimal vs corridor + funnel: %d paths, max length difference %.2g"):format(n, worst))
+  end)
+end)
+
 describe("optimal paths equal brute-force shortest paths", function()
   local levels = check.levels()
   for _, name in ipairs { "rooms", "pillars", "gaps", "triangles", "floors", "filtered" } do

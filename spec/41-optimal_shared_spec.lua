@@ -93,7 +93,7 @@ describe("optimal paths on the shared navmeshes", function()
     if helper.exists(helper.shared .. "/oracle/" .. name .. ".jsonl") then
       it("is never longer than Detour's straight path on the " .. name .. " oracle cases", function()
         local mesh = load(name)
-        local n, shorter, sum, max, longer = 0, 0, 0, 0, {}
+        local n, shorter, sum, max, longer, pdiff, hdiff = 0, 0, 0, 0, {}, 0, 0
         for _, c in ipairs(helper.oracle(name)) do
           if c.path ~= helper.null and c.path.status == "success" and c.straight ~= helper.null then
             local s, e = c.nearest_start.pos, c.nearest_end.pos
@@ -101,6 +101,20 @@ describe("optimal paths on the shared navmeshes", function()
                                                 c.nearest_end.ref, e[1], e[2], e[3])
             local d = c.straight.length_2d
             n = n + 1
+            -- mesh:path (turns straight from the search, heights from the
+            -- detail mesh) gives the same path from the raw query points
+            local pts, p2 = mesh:path(c.start[1], c.start[2], c.start[3], c["end"][1], c["end"][2], c["end"][3],
+                                      { optimal = true })
+            local dl = math.abs(helper.length2d(pts) - len)
+            if dl > pdiff then pdiff = dl end
+            if p2 or dl > 1e-5 * (1 + len) then
+              longer[#longer + 1] = ("case %d: mesh:path %.6f, corridor + funnel %.6f"):format(c.case, helper.length2d(pts), len)
+            end
+            for i = 1, #pts, 3 do
+              local ref = mesh:findNearestPoly(pts[i], pts[i + 1], pts[i + 2], 0.01, 0.5, 0.01)
+              local _, y = mesh:closestPointOnPoly(ref, pts[i], pts[i + 1], pts[i + 2])
+              if math.abs(y - pts[i + 1]) > hdiff then hdiff = math.abs(y - pts[i + 1]) end
+            end
             if partial or len > d * (1 + 1e-5) + 1e-5 then
               longer[#longer + 1] = ("case %d: optimal %.6f, Detour %.6f%s"):format(c.case, len, d, partial and " (partial)" or "")
             elseif len < d * (1 - 1e-5) then
@@ -112,8 +126,10 @@ describe("optimal paths on the shared navmeshes", function()
         end
         print(("# optimal vs Detour %-16s %3d cases: shorter in %3d (%5.1f%%), by mean %.2f%%, max %.2f%%"):format(
           name, n, shorter, helper.percent(shorter, n), shorter > 0 and 100 * sum / shorter or 0, 100 * max))
+        print(("#   mesh:path: length within %.2g of corridor + funnel, heights within %.2g of the surface"):format(pdiff, hdiff))
         for i = 1, math.min(#longer, 5) do print("#   longer: " .. longer[i]) end
         assert.are.equal(0, #longer)
+        assert.is_true(hdiff < 1e-3)
         mesh:close()
       end)
     end

@@ -827,6 +827,29 @@ static nm_status run_find_path(lua_State *L, lnm_mesh *h, int optimal, nm_polyre
   }
 }
 
+/* The optimal path's points (no inset or crossings asked) into a new
+ * table; the point buffer grows until the whole path fits (or max_pts).
+ * Returns the status. */
+static nm_status push_optimal_path(lua_State *L, lnm_mesh *h, nm_polyref s, nm_polyref e,
+                                   const float *sp, const float *ep, const nm_filter *f, int max_pts) {
+  int cap = max_pts < 64 ? max_pts : 64, n = 0, i;
+  nm_status st;
+  for (;;) {
+    ensure_pts(L, h, cap);
+    st = nm_query_path_optimal(h->q, s, e, sp, ep, f, h->pts, h->refs, cap, &n);
+    if (st == NM_ERR_NOMEM) raise_status(L, "path", st, NULL);
+    if (st < 0 || !(st & NM_TRUNCATED) || cap >= max_pts) break;
+    cap = cap > max_pts / 4 ? max_pts : cap * 4;
+  }
+  if (st < 0) return st;
+  lua_createtable(L, 3 * n, 0);
+  for (i = 0; i < 3 * n; i++) {
+    lua_pushnumber(L, h->pts[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return st;
+}
+
 /* ---- end of the optimal-path block ---- */
 
 /* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter [, opts]])
@@ -962,6 +985,13 @@ static int lnm_mesh_path(lua_State *L) {
     return push_fail(L, "path: start", NM_ERR_NO_POLY, NULL);
   if (nm_query_find_nearest(h->q, ep, ext, f, &eref, ne, NULL) < 0)
     return push_fail(L, "path: end", NM_ERR_NO_POLY, NULL);
+  if (optimal && o.inset == 0 && o.crossings == NM_CROSSINGS_NONE) { /* the turns of the search */
+    if ((st = push_optimal_path(L, h, sref, eref, ns, ne, f, max_pts)) < 0)
+      return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
+    lua_pushboolean(L, (st & NM_PARTIAL) != 0);
+    lua_pushboolean(L, (st & NM_FALLBACK) != 0);
+    return 3;
+  }
   st = run_find_path(L, h, optimal, sref, eref, ns, ne, f, &n);
   if (st < 0 || n == 0) return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
   memcpy(end, ne, sizeof end);

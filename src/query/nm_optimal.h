@@ -69,6 +69,8 @@ typedef struct nm_opt {
   nm_opt_corner *corners;    /* [cmask + 1] */
   uint32_t cmask, cgen, mesh_gen;
   uint16_t inc, exc;
+  nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
+  uint32_t ccap;
 } nm_opt;
 
 /* One search. */
@@ -82,12 +84,6 @@ typedef struct nm_opt_ctx {
   double eps;                /* distance tolerance [Units: wu] */
   nm_status st;              /* NM_OUT_OF_NODES once nodes were dropped */
 } nm_opt_ctx;
-
-/* A successor before it is stored: a node without parent and f. */
-typedef struct nm_opt_succ {
-  nm_opt_node n;
-  int same_root;             /* keeps the parent's root (intermediate pruning) */
-} nm_opt_succ;
 
 #define NM_OPT_MAX_SUCC 96
 
@@ -104,8 +100,10 @@ static inline void nm_opt_pt(double *d, const float *v) {
 }
 
 /* optimal_expand.c: successors of node n into out[] (at most
- * NM_OPT_MAX_SUCC); off-mesh successors are written there too. */
-NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_succ *out);
+ * NM_OPT_MAX_SUCC; parent and f are left to the caller), same[i] = 1 where
+ * successor i keeps n's root (for intermediate pruning). */
+NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_node *out,
+                                  uint8_t *same);
 /* The shortest way from the root of n through its interval to the goal. */
 NM_INTERNAL double nm_opt_heuristic(const nm_opt_node *n, const double *goal, double eps);
 /* Root identity of a descriptor for root-level pruning; *corner gets whether

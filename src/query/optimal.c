@@ -46,6 +46,7 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->heap, (size_t)s->hcap * sizeof(uint32_t));
   nm_free(&q->alloc, s->roots, ((size_t)s->rmask + 1) * sizeof(nm_opt_root));
   nm_free(&q->alloc, s->corners, ((size_t)s->cmask + 1) * sizeof(nm_opt_corner));
+  nm_free(&q->alloc, s->cor, (size_t)s->ccap * sizeof(nm_polyref));
   nm_free(&q->alloc, s, sizeof *s);
   q->opt = NULL;
 }
@@ -211,20 +212,41 @@ static uint32_t heap_pop(nm_opt *s) {
 
 /* ---- the search ---- */
 
-/* Stores a successor of node `parent` (NM_OPT_NONE: none) and returns its
- * index, or NM_OPT_NONE when the node limit is reached. */
-static uint32_t store(nm_opt_ctx *c, const nm_opt_node *n, uint32_t parent) {
+/* Room for the successors of one expansion at the end of the node array;
+ * 0 when the node limit is reached. */
+static int room(nm_opt_ctx *c) {
   nm_opt *s = c->s;
-  nm_opt_node *x;
-  if (s->count == s->cap && !opt_grow(c->q, s)) {
-    c->st |= NM_OUT_OF_NODES;
-    return NM_OPT_NONE;
+  while (s->count + NM_OPT_MAX_SUCC > s->cap)
+    if (!opt_grow(c->q, s)) {
+      c->st |= NM_OUT_OF_NODES;
+      return 0;
+    }
+  return 1;
+}
+
+/* Expands node idx; while it has exactly one successor keeping its root,
+ * expands that one at once (intermediate pruning: such a node never enters
+ * the open list, so it needs no f). Other successors go to the open list. */
+static void expand(nm_opt_ctx *c, uint32_t idx) {
+  nm_opt *s = c->s;
+  uint8_t same[NM_OPT_MAX_SUCC];
+  for (;;) {
+    nm_opt_node *x;
+    int n, i;
+    if (!room(c)) return;
+    x = &s->nodes[s->count];
+    n = nm_opt_successors(c, &s->nodes[idx], x, same);
+    for (i = 0; i < n; i++) x[i].parent = idx + 1;
+    if (n == 1 && same[0] && !(x->flags & NM_OPT_FINAL)) {
+      idx = s->count++;
+      continue;
+    }
+    for (i = 0; i < n; i++, x++) {
+      x->f = (x->flags & NM_OPT_FINAL) ? x->g : x->g + nm_opt_heuristic(x, c->goal, c->eps);
+      heap_push(s, s->count++);
+    }
+    return;
   }
-  x = &s->nodes[s->count];
-  *x = *n;
-  x->parent = parent == NM_OPT_NONE ? 0 : parent + 1;
-  x->f = (n->flags & NM_OPT_FINAL) ? n->g : n->g + nm_opt_heuristic(n, c->goal, c->eps);
-  return s->count++;
 }
 
 /* X/Z distance from the goal to what node n reaches (for partial paths). */
@@ -240,42 +262,31 @@ static double goal_gap(const nm_opt_ctx *c, const nm_opt_node *n) {
   return nm_opt_dist(q, p);
 }
 
-/* Expands node idx; while it has exactly one successor keeping its root,
- * expands that one at once (intermediate pruning). Successors left over go
- * to the open list. *best tracks the node nearest to the goal. */
-static void expand(nm_opt_ctx *c, uint32_t idx, uint32_t *best, double *best_gap) {
-  nm_opt_succ succ[NM_OPT_MAX_SUCC];
-  for (;;) {
-    const double gap = goal_gap(c, &c->s->nodes[idx]);
-    const int n = nm_opt_successors(c, &c->s->nodes[idx], succ);
-    int i;
-    if (gap < *best_gap) {
-      *best_gap = gap;
-      *best = idx;
+/* The node that came nearest to the goal (when it was not reached). */
+static uint32_t nearest_node(const nm_opt_ctx *c) {
+  uint32_t i, best = 0;
+  double gap = DBL_MAX;
+  for (i = 0; i < c->s->count; i++) {
+    const double d = goal_gap(c, &c->s->nodes[i]);
+    if (d < gap) {
+      gap = d;
+      best = i;
     }
-    if (n == 1 && succ[0].same_root && !(succ[0].n.flags & NM_OPT_FINAL)) {
-      if ((idx = store(c, &succ[0].n, idx)) == NM_OPT_NONE) return;
-      continue;
-    }
-    for (i = 0; i < n; i++) {
-      const uint32_t k = store(c, &succ[i].n, idx);
-      if (k != NM_OPT_NONE) heap_push(c->s, k);
-    }
-    return;
   }
+  return best;
 }
 
 /* Runs the search from the start node; *found gets the goal node, or the
  * node nearest to the goal (with NM_PARTIAL) when the goal is unreachable. */
 static nm_status search(nm_opt_ctx *c, const nm_opt_node *start, uint32_t *found) {
   nm_opt *s = c->s;
-  uint32_t best;
-  double best_gap = DBL_MAX;
-  s->count = 0;
+  s->count = 1;
   s->hsize = 0;
   roots_reset(s);
-  best = store(c, start, NM_OPT_NONE);
-  heap_push(s, best);
+  s->nodes[0] = *start;
+  s->nodes[0].parent = 0;
+  s->nodes[0].f = nm_opt_dist(start->root, c->goal);
+  heap_push(s, 0);
   while (s->hsize) {
     const uint32_t idx = heap_pop(s);
     if (s->nodes[idx].flags & NM_OPT_FINAL) {
@@ -283,23 +294,31 @@ static nm_status search(nm_opt_ctx *c, const nm_opt_node *start, uint32_t *found
       return c->st;
     }
     if (root_stale(c, &s->nodes[idx])) continue;
-    expand(c, idx, &best, &best_gap);
+    expand(c, idx);
   }
-  *found = best;
+  *found = nearest_node(c);
   return c->st | NM_PARTIAL;
+}
+
+/* Number of polygons in the corridor of node idx. */
+static int chain_len(const nm_opt *s, uint32_t idx) {
+  const nm_opt_node *n;
+  int len = 0;
+  if (s->nodes[idx].flags & NM_OPT_FINAL) idx = s->nodes[idx].parent - 1; /* same polygon */
+  for (n = &s->nodes[idx];; n = &s->nodes[n->parent - 1]) {
+    len += (n->flags & NM_OPT_OFFMESH) ? 2 : 1;
+    if (!n->parent) break;
+  }
+  return len;
 }
 
 /* Writes the corridor of node idx (start polygon first) into path, cut at
  * its end when cap is too small. */
 static nm_status write_corridor(const nm_opt *s, uint32_t idx, nm_polyref *path, int cap, int *count) {
   const nm_opt_node *n;
-  int len = 0, w;
-  if (s->nodes[idx].flags & NM_OPT_FINAL) idx = s->nodes[idx].parent - 1; /* same polygon */
-  for (n = &s->nodes[idx];; n = &s->nodes[n->parent - 1]) {
-    len += (n->flags & NM_OPT_OFFMESH) ? 2 : 1;
-    if (!n->parent) break;
-  }
-  w = len;
+  const int len = chain_len(s, idx);
+  int w = len;
+  if (s->nodes[idx].flags & NM_OPT_FINAL) idx = s->nodes[idx].parent - 1;
   for (n = &s->nodes[idx];; n = &s->nodes[n->parent - 1]) {
     if (--w < cap) path[w] = n->poly;
     if ((n->flags & NM_OPT_OFFMESH) && --w < cap) path[w] = n->from;
@@ -331,52 +350,203 @@ static double mesh_eps(const nm_navmesh *m) {
 
 /* The point pos moved into polygon ref in X/Z, as (x, -z). */
 static void point_in_poly(nm_query *q, nm_polyref ref, const float *pos, double *out) {
-  float c[3];
+  const nm_tile *t;
+  const nm_poly *p;
+  float v[NM_MAX_VERTS_PER_POLY * 3], c[3];
+  int i;
+  nm_ref_unsafe(q->mesh, ref, &t, &p);
+  for (i = 0; i < p->vert_count; i++) nm_vcopy(&v[i * 3], &t->verts[p->verts[i] * 3]);
+  if (nm_point_in_polygon(pos, v, p->vert_count)) {
+    nm_opt_pt(out, pos);
+    return;
+  }
   nm_query_closest_point_boundary(q, ref, pos, c);
   nm_opt_pt(out, c);
 }
 
-nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
-                                     const float start[3], const float end[3],
-                                     const nm_filter *filter, nm_polyref *path, int cap, int *count) {
+/* Checks the arguments and runs a search into c (*found: its last node).
+ * NM_FALLBACK when the search does not apply (nothing ran then). */
+static nm_status opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
+                         const float *end, const nm_filter *filter, nm_opt_ctx *c, uint32_t *found) {
   const nm_tile *t;
   const nm_poly *sp, *ep;
   nm_opt_node sn;
-  nm_opt_ctx c;
-  uint32_t found;
-  nm_status st;
-  if (!count) return NM_ERR_PARAM;
-  *count = 0;
-  if (!q || !path || cap <= 0 || !start || !end || !filter || !nm_isfinite3(start) || !nm_isfinite3(end) ||
+  if (!q || !start || !end || !filter || !nm_isfinite3(start) || !nm_isfinite3(end) ||
       !nm_ref_get(q->mesh, start_ref, &t, &sp) || !nm_ref_get(q->mesh, end_ref, &t, &ep))
     return NM_ERR_PARAM;
   if (!uniform_costs(filter) || nm_poly_type(sp) == NM_POLYTYPE_OFFMESH ||
-      nm_poly_type(ep) == NM_POLYTYPE_OFFMESH) {
-    st = nm_query_find_path(q, start_ref, end_ref, start, end, filter, path, cap, count);
-    return st < 0 ? st : st | NM_FALLBACK;
-  }
-  if (start_ref == end_ref) {
-    path[0] = start_ref;
-    *count = 1;
-    return NM_OK;
-  }
-  memset(&c, 0, sizeof c);
-  c.q = q;
-  c.m = q->mesh;
-  c.f = filter;
-  c.goal_ref = end_ref;
-  c.eps = mesh_eps(q->mesh);
-  if (!(c.s = opt_scratch(q))) return NM_ERR_NOMEM;
-  corners_check(c.s, q->mesh, filter);
-  point_in_poly(q, end_ref, end, c.goal);
+      nm_poly_type(ep) == NM_POLYTYPE_OFFMESH)
+    return NM_FALLBACK;
+  memset(c, 0, sizeof *c);
+  c->q = q;
+  c->m = q->mesh;
+  c->f = filter;
+  c->goal_ref = end_ref;
+  c->eps = mesh_eps(q->mesh);
+  if (!(c->s = opt_scratch(q))) return NM_ERR_NOMEM;
+  corners_check(c->s, q->mesh, filter);
+  point_in_poly(q, end_ref, end, c->goal);
   memset(&sn, 0, sizeof sn);
   point_in_poly(q, start_ref, start, sn.root);
   memcpy(sn.left, sn.root, sizeof sn.left);
   memcpy(sn.right, sn.root, sizeof sn.right);
   sn.poly = start_ref;
   sn.flags = NM_OPT_POINT;
-  st = search(&c, &sn, &found);
+  return search(c, &sn, found);
+}
+
+nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                     const float start[3], const float end[3],
+                                     const nm_filter *filter, nm_polyref *path, int cap, int *count) {
+  nm_opt_ctx c;
+  uint32_t found;
+  nm_status st;
+  if (!count) return NM_ERR_PARAM;
+  *count = 0;
+  if (!path || cap <= 0) return NM_ERR_PARAM;
+  st = opt_run(q, start_ref, end_ref, start, end, filter, &c, &found);
+  if (st == NM_FALLBACK) {
+    st = nm_query_find_path(q, start_ref, end_ref, start, end, filter, path, cap, count);
+    return st < 0 ? st : st | NM_FALLBACK;
+  }
+  if (st < 0) return st;
   return st | write_corridor(c.s, found, path, cap, count);
+}
+
+/* ---- the path itself ---- */
+
+/* Walks the path of goal node idx backwards -- the goal, every root where
+ * the path turns, the start -- and numbers the points from the end: point
+ * number `total - 1 - i` is the i-th met. With pts (second pass), writes
+ * those below cap as (x, 0, z) and, in refs, the polygon they lie on (that
+ * of the earliest node with the root). Returns the number of points. */
+static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts,
+                 nm_polyref *refs, int cap, int total) {
+  const nm_opt *s = c->s;
+  const nm_opt_node *n = &s->nodes[idx];
+  const double *last = NULL;
+  int k = 0;
+  for (;;) {
+    const double *p = k == 0 ? c->goal : n->root;
+    const nm_polyref ref = k == 0 ? c->goal_ref : (n->parent ? n->from : start_ref);
+    if (!last || p[0] != last[0] || p[1] != last[1]) {
+      const int w = total - 1 - k++;
+      if (pts && w >= 0 && w < cap) nm_vset(&pts[3 * w], (float)p[0], 0.0f, (float)-p[1]);
+      last = p;
+    }
+    /* the polygon of the node where this root first appears holds it */
+    if (pts && refs && total - k >= 0 && total - k < cap) refs[total - k] = ref;
+    if (k == 1) continue; /* the goal was first; now the goal node's own point */
+    if (!n->parent) break;
+    n = &s->nodes[n->parent - 1];
+  }
+  return k;
+}
+
+/* Drops points where the path runs straight on (collinear neighbours). */
+static int drop_straight(float *pts, nm_polyref *refs, int n, double eps) {
+  int i, w = 1;
+  for (i = 1; i < n; i++) {
+    if (i + 1 < n) {
+      const float *a = &pts[3 * (w - 1)], *b = &pts[3 * i], *d = &pts[3 * (i + 1)];
+      const double ux = (double)b[0] - a[0], uz = (double)b[2] - a[2];
+      const double vx = (double)d[0] - b[0], vz = (double)d[2] - b[2];
+      const double lu = sqrt(ux * ux + uz * uz), lv = sqrt(vx * vx + vz * vz);
+      if (fabs(ux * vz - uz * vx) <= eps * (lu + lv) && ux * vx + uz * vz >= 0) continue;
+    }
+    memmove(&pts[3 * w], &pts[3 * i], 3 * sizeof(float));
+    if (refs) refs[w] = refs[i];
+    w++;
+  }
+  return w;
+}
+
+/* 1 when the path of node idx takes an off-mesh connection. */
+static int uses_offmesh(const nm_opt *s, uint32_t idx) {
+  for (;;) {
+    if (s->nodes[idx].flags & NM_OPT_OFFMESH) return 1;
+    if (!s->nodes[idx].parent) return 0;
+    idx = s->nodes[idx].parent - 1;
+  }
+}
+
+/* Makes room for n polygons in the scratch corridor. */
+static nm_polyref *corridor_room(nm_query *q, nm_opt *s, uint32_t n) {
+  if (n > s->ccap) {
+    void *p = nm_realloc(&q->alloc, s->cor, (size_t)s->ccap * sizeof(nm_polyref), (size_t)n * sizeof(nm_polyref));
+    if (!p) return NULL;
+    s->cor = (nm_polyref *)p;
+    s->ccap = n;
+  }
+  return s->cor;
+}
+
+/* The path through a corridor by the funnel, as mesh:path makes it: to the
+ * end, or to the nearest point of the last polygon when it is not end_ref;
+ * point heights from the detail mesh. */
+static nm_status funnel_path(nm_query *q, const nm_polyref *cor, int ncor, nm_polyref end_ref,
+                             const float *start, const float *end, float *pts, nm_polyref *refs,
+                             int cap, int *count) {
+  float e[3];
+  nm_status st;
+  int i;
+  nm_vcopy(e, end);
+  if (cor[ncor - 1] != end_ref) nm_query_closest_point(q, cor[ncor - 1], end, e, NULL);
+  st = nm_query_straight_path(q, start, e, cor, ncor, NULL, pts, NULL, refs, cap, count);
+  if (st < 0) return st;
+  for (i = 0; i < *count; i++)
+    if (!refs[i]) refs[i] = cor[ncor - 1];
+  nm_query_surface_heights(q, pts, refs, *count, cor[ncor - 1]);
+  return st;
+}
+
+/* Corridor, then funnel: the path when the optimal search does not apply
+ * (A* corridor, NM_FALLBACK), did not reach the goal, or took off-mesh
+ * connections (the funnel places their end points). */
+static nm_status corridor_path(nm_query *q, nm_status st, uint32_t found,
+                               nm_polyref start_ref, nm_polyref end_ref, const float *start,
+                               const float *end, const nm_filter *filter, float *pts,
+                               nm_polyref *refs, int cap, int *count) {
+  nm_opt *s = q->opt ? q->opt : opt_scratch(q);
+  nm_polyref *cor;
+  int ncor = 0;
+  if (!s) return NM_ERR_NOMEM;
+  if (st == NM_FALLBACK) {
+    if (!(cor = corridor_room(q, s, q->pool.max))) return NM_ERR_NOMEM;
+    st = nm_query_find_path(q, start_ref, end_ref, start, end, filter, cor, (int)q->pool.max, &ncor);
+    if (st < 0) return st;
+    st |= NM_FALLBACK;
+  } else {
+    if (!(cor = corridor_room(q, s, (uint32_t)chain_len(s, found)))) return NM_ERR_NOMEM;
+    st |= write_corridor(s, found, cor, (int)s->ccap, &ncor);
+  }
+  return st | funnel_path(q, cor, ncor, end_ref, start, end, pts, refs, cap, count);
+}
+
+nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                const float start[3], const float end[3], const nm_filter *filter,
+                                float *pts, nm_polyref *refs, int cap, int *count) {
+  nm_opt_ctx c;
+  uint32_t found = 0;
+  nm_status st;
+  int n;
+  if (!count) return NM_ERR_PARAM;
+  *count = 0;
+  if (!pts || !refs || cap <= 0) return NM_ERR_PARAM;
+  st = opt_run(q, start_ref, end_ref, start, end, filter, &c, &found);
+  if (st < 0) return st;
+  if (st == NM_FALLBACK || (st & NM_PARTIAL) || uses_offmesh(c.s, found))
+    return corridor_path(q, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
+  n = turns(&c, found, start_ref, NULL, NULL, 0, 0);
+  turns(&c, found, start_ref, pts, refs, cap, n);
+  if (n > cap) {
+    *count = cap;
+    st |= NM_TRUNCATED;
+  } else {
+    *count = drop_straight(pts, refs, n, c.eps);
+  }
+  nm_query_surface_heights(q, pts, refs, *count, end_ref);
+  return st;
 }
 
 nm_status nm_query_surface_heights(nm_query *q, float *pts, const nm_polyref *refs, int n,

@@ -15,14 +15,27 @@
  * forced, it only costs nodes). */
 #include "nm_optimal.h"
 
-#define NM_OPT_MAX_SEGS (NM_MAX_VERTS_PER_POLY * 5)
 #define NM_OPT_FAN_STEPS 32
+
+/* The polygon being expanded: its vertices as (x, -z) and, for a wedge, the
+ * orientation of each against the rays root->right and root->left (portal
+ * ends inside an edge interpolate these: orient() is linear in its point). */
+typedef struct opt_poly {
+  const nm_tile *t;
+  const nm_poly *p;
+  nm_polyref ref;
+  double v[NM_MAX_VERTS_PER_POLY][2];
+  double fr[NM_MAX_VERTS_PER_POLY], fl[NM_MAX_VERTS_PER_POLY];
+} opt_poly;
 
 /* A portal of the polygon being expanded, a -> b counter-clockwise along it. */
 typedef struct opt_seg {
   double a[2], b[2];
-  uint64_t ka, kb;     /* descriptors of a and b */
-  nm_polyref nei;      /* the polygon behind it */
+  double fra, frb, fla, flb; /* orientations of a and b (see opt_poly) */
+  double len;                /* |a b|, < 0 until needed */
+  uint64_t ka, kb;           /* descriptors of a and b */
+  nm_polyref nei;            /* the polygon behind it */
+  int usable;                /* nei passes the filter: -1 until needed */
 } opt_seg;
 
 /* What the root of the node being expanded sees. */
@@ -31,6 +44,7 @@ typedef struct opt_cone {
   int rcorner, lcorner;/* the interval ends are corners a path may turn at */
   uint64_t rkey, lkey; /* their root keys */
   double dr, dl;       /* distances from the root to them */
+  double tr, tl;       /* eps * dr, eps * dl: tolerances of orientation tests */
   double eps;          /* the search's distance tolerance */
 } opt_cone;
 
@@ -171,61 +185,70 @@ static uint64_t vert_desc(nm_polyref ref, uint16_t vi) {
   return NM_OPT_VERT | ((uint64_t)vi << 32) | ref;
 }
 
-/* The portal of link l (edge e of polygon p, ref) into seg. */
-static void link_segment(nm_polyref ref, const nm_tile *t, const nm_poly *p, const nm_link *l,
-                         opt_seg *s) {
+/* The portal of link l (edge e of polygon P) into seg. */
+static void link_segment(const opt_poly *P, const nm_link *l, opt_seg *s) {
+  const nm_poly *p = P->p;
   const int e = l->edge, e1 = (e + 1) % p->vert_count;
-  const float *v0 = &t->verts[p->verts[e] * 3], *v1 = &t->verts[p->verts[e1] * 3];
   s->nei = l->ref;
-  s->ka = vert_desc(ref, p->verts[e]);
-  s->kb = vert_desc(ref, p->verts[e1]);
-  nm_opt_pt(s->a, v0);
-  nm_opt_pt(s->b, v1);
+  s->usable = -1;
+  s->len = -1;
+  s->ka = vert_desc(P->ref, p->verts[e]);
+  s->kb = vert_desc(P->ref, p->verts[e1]);
+  memcpy(s->a, P->v[e], sizeof s->a);
+  memcpy(s->b, P->v[e1], sizeof s->b);
+  s->fra = P->fr[e];
+  s->frb = P->fr[e1];
+  s->fla = P->fl[e];
+  s->flb = P->fl[e1];
   if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) { /* part of a border edge */
+    const float *v0 = &P->t->verts[p->verts[e] * 3], *v1 = &P->t->verts[p->verts[e1] * 3];
     const float k = 1.0f / 255.0f;
+    const double ta = l->bmin * k, tb = l->bmax * k;
     float pt[3];
     if (l->bmin != 0) {
-      nm_vlerp(pt, v0, v1, l->bmin * k);
+      nm_vlerp(pt, v0, v1, l->bmin * k); /* as nm_portal_points: the funnel's points */
       nm_opt_pt(s->a, pt);
-      s->ka = NM_OPT_PEND | ((uint64_t)e << 40) | ((uint64_t)l->bmin << 32) | ref;
+      s->ka = NM_OPT_PEND | ((uint64_t)e << 40) | ((uint64_t)l->bmin << 32) | P->ref;
     }
     if (l->bmax != 255) {
       nm_vlerp(pt, v0, v1, l->bmax * k);
       nm_opt_pt(s->b, pt);
-      s->kb = NM_OPT_PEND | ((uint64_t)e << 40) | ((uint64_t)l->bmax << 32) | ref;
+      s->kb = NM_OPT_PEND | ((uint64_t)e << 40) | ((uint64_t)l->bmax << 32) | P->ref;
+    }
+    s->fra = P->fr[e] + (P->fr[e1] - P->fr[e]) * ta;
+    s->frb = P->fr[e] + (P->fr[e1] - P->fr[e]) * tb;
+    s->fla = P->fl[e] + (P->fl[e1] - P->fl[e]) * ta;
+    s->flb = P->fl[e] + (P->fl[e1] - P->fl[e]) * tb;
+  }
+}
+
+/* The polygon of node n as seen from its root. */
+static void poly_view(const nm_opt_ctx *c, const nm_opt_node *n, int wedge, opt_poly *P) {
+  int i;
+  nm_ref_unsafe(c->m, n->poly, &P->t, &P->p);
+  P->ref = n->poly;
+  for (i = 0; i < P->p->vert_count; i++) {
+    nm_opt_pt(P->v[i], &P->t->verts[P->p->verts[i] * 3]);
+    if (wedge) {
+      P->fr[i] = nm_opt_orient(n->root, n->right, P->v[i]);
+      P->fl[i] = nm_opt_orient(n->root, n->left, P->v[i]);
+    } else {
+      P->fr[i] = P->fl[i] = 0;
     }
   }
 }
 
-/* The portals of polygon ref into out[]; returns their number. */
-static int poly_segments(const nm_opt_ctx *c, nm_polyref ref, const nm_tile *t, const nm_poly *p,
-                         opt_seg *out) {
-  uint32_t i;
-  int n = 0;
-  for (i = p->first_link; i != NM_NULL_LINK && n < NM_OPT_MAX_SEGS; i = t->links[i].next) {
-    const nm_link *l = &t->links[i];
-    const nm_tile *nt;
-    const nm_poly *np;
-    if (l->edge >= p->vert_count) continue; /* an off-mesh connection, not an edge */
-    nm_ref_unsafe(c->m, l->ref, &nt, &np);
-    if (!nm_filter_pass(c->f, np)) continue;
-    link_segment(ref, t, p, l, &out[n++]);
-  }
-  return n;
-}
-
-/* 1 when polygon ref leads nowhere but back to `from` (and holds no goal). */
+/* 1 when polygon ref has no link but back to `from` (and holds no goal):
+ * nothing to find there (cul-de-sac pruning). Links to polygons the filter
+ * excludes count as ways on: cheaper, and only a little less pruning. */
 static int dead_end(const nm_opt_ctx *c, nm_polyref ref, nm_polyref from) {
-  const nm_tile *t, *nt;
-  const nm_poly *p, *np;
+  const nm_tile *t;
+  const nm_poly *p;
   uint32_t i;
   if (ref == c->goal_ref) return 0;
   nm_ref_unsafe(c->m, ref, &t, &p);
-  for (i = p->first_link; i != NM_NULL_LINK; i = t->links[i].next) {
-    if (t->links[i].ref == from) continue;
-    nm_ref_unsafe(c->m, t->links[i].ref, &nt, &np);
-    if (nm_filter_pass(c->f, np)) return 0;
-  }
+  for (i = p->first_link; i != NM_NULL_LINK; i = t->links[i].next)
+    if (t->links[i].ref != from) return 0;
   return 1;
 }
 
@@ -239,6 +262,8 @@ static void cone_init(const nm_opt_ctx *c, const nm_opt_node *n, opt_cone *k) {
   if (!k->wedge) return; /* the root lies on the interval: it sees the whole polygon */
   k->dr = nm_opt_dist(n->root, n->right);
   k->dl = nm_opt_dist(n->root, n->left);
+  k->tr = c->eps * k->dr;
+  k->tl = c->eps * k->dl;
   if (n->rkey) k->rkey = nm_opt_root_key(c, n->rkey, &k->rcorner);
   if (n->lkey) k->lkey = nm_opt_root_key(c, n->lkey, &k->lcorner);
 }
@@ -247,24 +272,29 @@ static void cone_init(const nm_opt_ctx *c, const nm_opt_node *n, opt_cone *k) {
  * counter-clockwise of root->left, 0 inside (or when all is seen). */
 static int cone_side(const nm_opt_node *n, const opt_cone *k, const double *pt) {
   if (!k->wedge) return 0;
-  if (nm_opt_orient(n->root, n->right, pt) < -k->eps * k->dr) return -1;
-  if (nm_opt_orient(n->root, n->left, pt) > k->eps * k->dl) return 1;
+  if (nm_opt_orient(n->root, n->right, pt) < -k->tr) return -1;
+  if (nm_opt_orient(n->root, n->left, pt) > k->tl) return 1;
   return 0;
 }
 
 /* Length of the shortest way from the root into the polygon to pt, through
- * the interval: straight, or turning at an interval end. 0 when that end is
- * no corner and `force` is not set (other nodes then reach pt straight). */
-static int reach(const nm_opt_node *n, const opt_cone *k, const double *pt, int force, double *len) {
+ * the interval: straight, or turning at an interval end (*via: the root or
+ * that end). 0 when that end is no corner and `force` is not set (other
+ * nodes then reach pt straight). */
+static int reach(const nm_opt_node *n, const opt_cone *k, const double *pt, int force, double *len,
+                 const double **via) {
   const int side = cone_side(n, k, pt);
   if (side < 0) {
     if (!k->rcorner && !force) return 0;
     *len = k->dr + nm_opt_dist(n->right, pt);
+    *via = n->right;
   } else if (side > 0) {
     if (!k->lcorner && !force) return 0;
     *len = k->dl + nm_opt_dist(n->left, pt);
+    *via = n->left;
   } else {
     *len = nm_opt_dist(n->root, pt);
+    *via = n->root;
   }
   return 1;
 }
@@ -293,12 +323,9 @@ double nm_opt_heuristic(const nm_opt_node *n, const double *goal, double eps) {
 
 /* ---- successors ---- */
 
-/* Keeps the part [*t0, *t1] of portal s on the side sgn * orient(o, d, p) >= 0.
- * 0 when nothing is left. */
-static int clip_half(const double *o, const double *d, double sgn, const opt_seg *s, double eps,
-                     double *t0, double *t1) {
-  const double tol = eps * nm_opt_dist(o, d);
-  const double fa = sgn * nm_opt_orient(o, d, s->a), fb = sgn * nm_opt_orient(o, d, s->b);
+/* Keeps the part [*t0, *t1] of a portal where fa + (fb - fa) * t >= -tol
+ * (fa, fb: a signed orientation at its ends). 0 when nothing is left. */
+static int clip_vals(double fa, double fb, double tol, double *t0, double *t1) {
   double t;
   if (fa >= -tol && fb >= -tol) return *t0 <= *t1;
   if (fa < -tol && fb < -tol) return 0;
@@ -319,12 +346,10 @@ static void lerp2(double *d, const double *a, const double *b, double t) {
   d[1] = a[1] + (b[1] - a[1]) * t;
 }
 
-/* A root on the line of its interval but outside it sees nothing through it:
- * the path runs along the line to the nearer end and turns there, if that
- * end is a corner (0: the successor is dropped). */
-static int collinear_fix(const nm_opt_ctx *c, nm_opt_succ *o) {
-  nm_opt_node *x = &o->n;
-  const double d = nm_opt_dist(x->left, x->right);
+/* A root on the line of its interval (of length d) but outside it sees
+ * nothing through it: the path runs along the line to the nearer end and
+ * turns there, if that end is a corner (0: the successor is dropped). */
+static int collinear_fix(const nm_opt_ctx *c, nm_opt_node *x, uint8_t *same, double d) {
   const double *end;
   double u;
   uint64_t desc;
@@ -340,16 +365,26 @@ static int collinear_fix(const nm_opt_ctx *c, nm_opt_succ *o) {
   x->g += nm_opt_dist(x->root, end);
   x->root[0] = end[0];
   x->root[1] = end[1];
-  o->same_root = 0;
+  *same = 0;
   return 1;
 }
 
 /* Makes the successor through the part [t0, t1] of portal s, rooted at root
  * (g: path length to it). Returns 1 when it is kept. */
-static int add_succ(nm_opt_ctx *c, const nm_opt_node *n, const opt_seg *s, double t0, double t1,
-                    const double *root, uint64_t rootkey, double g, int same_root, nm_opt_succ *o) {
-  const double len = nm_opt_dist(s->a, s->b);
-  nm_opt_node *x = &o->n;
+static int add_succ(nm_opt_ctx *c, const nm_opt_node *n, opt_seg *s, double t0, double t1,
+                    const double *root, uint64_t rootkey, double g, int same_root, nm_opt_node *x,
+                    uint8_t *same) {
+  double len;
+  if (t1 <= t0) return 0;
+  if (s->usable < 0) {
+    const nm_tile *nt;
+    const nm_poly *np;
+    nm_ref_unsafe(c->m, s->nei, &nt, &np);
+    s->usable = nm_filter_pass(c->f, np);
+  }
+  if (!s->usable) return 0;
+  if (s->len < 0) s->len = nm_opt_dist(s->a, s->b);
+  len = s->len;
   if (t0 * len < c->eps) t0 = 0;
   if ((1 - t1) * len < c->eps) t1 = 1;
   if ((t1 - t0) * len < c->eps) return 0;
@@ -364,44 +399,46 @@ static int add_succ(nm_opt_ctx *c, const nm_opt_node *n, const opt_seg *s, doubl
   x->poly = s->nei;
   x->from = n->poly;
   x->flags = 0;
-  o->same_root = same_root;
+  *same = (uint8_t)same_root;
   if (nm_opt_orient(root, x->left, x->right) > c->eps * (t1 - t0) * len) return 0; /* seen from behind: rounding */
-  if (!collinear_fix(c, o)) return 0;
+  if (!collinear_fix(c, x, same, (t1 - t0) * len)) return 0;
   if (dead_end(c, x->poly, x->from)) return 0;
-  if (!o->same_root && x->rootkey && !nm_opt_root_check(c, x->rootkey, x->g)) return 0;
+  if (!*same && x->rootkey && !nm_opt_root_check(c, x->rootkey, x->g)) return 0;
   return 1;
 }
 
 /* Successors through portal s: observable, and behind corner ends. */
-static int seg_succs(nm_opt_ctx *c, const nm_opt_node *n, const opt_cone *k, const opt_seg *s,
-                     nm_opt_succ *out) {
+static int seg_succs(nm_opt_ctx *c, const nm_opt_node *n, const opt_cone *k, opt_seg *s,
+                     nm_opt_node *out, uint8_t *same) {
   int m = 0;
   double t0 = 0, t1 = 1;
-  if (!k->wedge) return add_succ(c, n, s, 0, 1, n->root, n->rootkey, n->g, 1, out);
-  if (clip_half(n->root, n->right, 1, s, k->eps, &t0, &t1) &&
-      clip_half(n->root, n->left, -1, s, k->eps, &t0, &t1))
-    m += add_succ(c, n, s, t0, t1, n->root, n->rootkey, n->g, 1, out + m);
+  if (!k->wedge) return add_succ(c, n, s, 0, 1, n->root, n->rootkey, n->g, 1, out, same);
+  if (clip_vals(s->fra, s->frb, k->tr, &t0, &t1) && clip_vals(-s->fla, -s->flb, k->tl, &t0, &t1))
+    m += add_succ(c, n, s, t0, t1, n->root, n->rootkey, n->g, 1, out + m, same + m);
   t0 = 0;
   t1 = 1;
-  if (k->rcorner && clip_half(n->root, n->right, -1, s, k->eps, &t0, &t1))
-    m += add_succ(c, n, s, t0, t1, n->right, k->rkey, n->g + k->dr, 0, out + m);
+  if (k->rcorner && clip_vals(-s->fra, -s->frb, k->tr, &t0, &t1))
+    m += add_succ(c, n, s, t0, t1, n->right, k->rkey, n->g + k->dr, 0, out + m, same + m);
   t0 = 0;
   t1 = 1;
-  if (k->lcorner && clip_half(n->root, n->left, 1, s, k->eps, &t0, &t1))
-    m += add_succ(c, n, s, t0, t1, n->left, k->lkey, n->g + k->dl, 0, out + m);
+  if (k->lcorner && clip_vals(s->fla, s->flb, k->tl, &t0, &t1))
+    m += add_succ(c, n, s, t0, t1, n->left, k->lkey, n->g + k->dl, 0, out + m, same + m);
   return m;
 }
 
 /* The goal node when the node leads into the goal's polygon. */
-static int goal_succ(const nm_opt_ctx *c, const nm_opt_node *n, const opt_cone *k, nm_opt_succ *o) {
+static int goal_succ(const nm_opt_ctx *c, const nm_opt_node *n, const opt_cone *k, nm_opt_node *o,
+                     uint8_t *same) {
+  const double *via = n->root;
   double len = 0;
   memset(o, 0, sizeof *o);
-  reach(n, k, c->goal, 1, &len);
-  o->n.g = n->g + len;
-  o->n.root[0] = c->goal[0];
-  o->n.root[1] = c->goal[1];
-  o->n.poly = o->n.from = n->poly;
-  o->n.flags = NM_OPT_FINAL;
+  reach(n, k, c->goal, 1, &len, &via);
+  o->g = n->g + len;
+  o->root[0] = via[0]; /* where the path turns last */
+  o->root[1] = via[1];
+  o->poly = o->from = n->poly;
+  o->flags = NM_OPT_FINAL;
+  *same = 0;
   return 1;
 }
 
@@ -431,7 +468,7 @@ static nm_polyref offmesh_ends(const nm_opt_ctx *c, nm_polyref oref, nm_polyref 
  * end of each reachable connection, whose root sees all of its landing
  * polygon. A connection costs its straight 3-D length. */
 static int offmesh_succs(nm_opt_ctx *c, const nm_opt_node *n, const opt_cone *k, const nm_tile *t,
-                         const nm_poly *p, nm_opt_succ *out, int cap) {
+                         const nm_poly *p, nm_opt_node *out, uint8_t *same, int cap) {
   uint32_t i;
   int m = 0;
   for (i = p->first_link; i != NM_NULL_LINK && m < cap; i = t->links[i].next) {
@@ -441,12 +478,14 @@ static int offmesh_succs(nm_opt_ctx *c, const nm_opt_node *n, const opt_cone *k,
     nm_polyref land;
     int ke, kx;
     double s2[2], len;
-    nm_opt_node *x = &out[m].n;
+    const double *via;
+    nm_opt_node *x = &out[m];
     if (l->edge < p->vert_count || ((n->flags & NM_OPT_OFFMESH) && l->ref == n->from)) continue;
     if (!(land = offmesh_ends(c, l->ref, n->poly, &ot, &op, &ke, &kx))) continue;
     nm_opt_pt(s2, &ot->verts[op->verts[ke] * 3]);
-    if (!reach(n, k, s2, 0, &len)) continue;
-    memset(&out[m], 0, sizeof out[m]);
+    if (!reach(n, k, s2, 0, &len, &via)) continue;
+    memset(x, 0, sizeof *x);
+    same[m] = 0;
     nm_opt_pt(x->root, &ot->verts[op->verts[kx] * 3]);
     x->g = n->g + len + nm_vdist(&ot->verts[op->verts[ke] * 3], &ot->verts[op->verts[kx] * 3]);
     memcpy(x->left, x->root, sizeof x->left);
@@ -477,20 +516,30 @@ static uint64_t view_key(const nm_opt_node *n) {
   return (h & ~(3ull << 62)) | 1;
 }
 
-int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_succ *out) {
+int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_node *out, uint8_t *same) {
   const nm_tile *t;
   const nm_poly *p;
-  opt_seg segs[NM_OPT_MAX_SEGS];
+  opt_poly P;
   opt_cone k;
-  int ns, i, count = 0;
-  nm_ref_unsafe(c->m, n->poly, &t, &p);
+  uint32_t i;
+  int count = 0, offmesh = 0;
   cone_init(c, n, &k);
-  if (n->poly == c->goal_ref) return goal_succ(c, n, &k, out);
+  if (n->poly == c->goal_ref) return goal_succ(c, n, &k, out, same);
   if (!k.wedge && !(n->flags & NM_OPT_POINT) && !nm_opt_seen(c, view_key(n), n->g)) return 0;
-  ns = poly_segments(c, n->poly, t, p, segs);
-  for (i = 0; i < ns && count + 3 <= NM_OPT_MAX_SUCC; i++) {
-    if (segs[i].nei == n->from && !(n->flags & NM_OPT_POINT)) continue;
-    count += seg_succs(c, n, &k, &segs[i], out + count);
+  poly_view(c, n, k.wedge, &P);
+  t = P.t;
+  p = P.p;
+  for (i = p->first_link; i != NM_NULL_LINK && count + 3 <= NM_OPT_MAX_SUCC; i = t->links[i].next) {
+    const nm_link *l = &t->links[i];
+    opt_seg s;
+    if (l->edge >= p->vert_count) { /* an off-mesh connection, not an edge */
+      offmesh = 1;
+      continue;
+    }
+    if (l->ref == n->from && !(n->flags & NM_OPT_POINT)) continue; /* the way in */
+    link_segment(&P, l, &s);
+    count += seg_succs(c, n, &k, &s, out + count, same + count);
   }
-  return count + offmesh_succs(c, n, &k, t, p, out + count, NM_OPT_MAX_SUCC - count);
+  if (offmesh) count += offmesh_succs(c, n, &k, t, p, out + count, same + count, NM_OPT_MAX_SUCC - count);
+  return count;
 }
