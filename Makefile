@@ -43,7 +43,7 @@ $(LIB): $(OBJ)
 define lua_module
 $(B)/$(1)/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h include/navmesh.h $(LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) src/lua/lnavmesh.c $(LIB) -lm -o $$@
+	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) src/lua/lnavmesh.c $(LIB) -lm -lpthread -o $$@
 endef
 $(foreach l,$(FOUND_LUAS),$(eval $(call lua_module,$(word 1,$(subst :, ,$(l))),$(word 2,$(subst :, ,$(l))))))
 ifneq ($(LUA_INCDIR),)
@@ -81,7 +81,7 @@ $(B)/asan/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
 $(B)/asan/libnavmesh.a: $(ASANOBJ)
 	rm -f $@ && ar rcs $@ $(ASANOBJ)
 
-$(B)/asan/tests/%: spec/c/%.c spec/c/tap.h $(B)/asan/libnavmesh.a
+$(B)/asan/tests/%: spec/c/%.c $(wildcard spec/c/*.h) $(B)/asan/libnavmesh.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -Isrc $(SAN) $< $(B)/asan/libnavmesh.a -lm -lpthread -o $@
 
@@ -89,7 +89,11 @@ $(B)/asan/tests/%: spec/c/%.c spec/c/tap.h $(B)/asan/libnavmesh.a
 # sanitizer runtime preloaded (see tools/test.sh).
 $(B)/asan/5.4/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h $(B)/asan/libnavmesh.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared src/lua/lnavmesh.c $(B)/asan/libnavmesh.a -lm -o $@
+	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared src/lua/lnavmesh.c $(B)/asan/libnavmesh.a -lm -lpthread -o $@
 
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
+
+rockspec:
+	lua5.4 tools/update-rockspec.lua
+.PHONY: rockspec

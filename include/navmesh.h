@@ -162,6 +162,14 @@ NM_API nm_status nm_navmesh_new(const nm_navmesh_params *params, const nm_alloc 
 NM_API nm_status nm_navmesh_load(const void *bytes, size_t len, const nm_alloc *alloc,
                                  nm_diag *diag, nm_navmesh **out);
 
+/* Uses a file in our own format in place through a read-only memory
+ * mapping: no copy, and every process mapping the file shares its pages.
+ * The mesh is read-only (frozen). Falls back to reading the file where
+ * there is no mmap. ERR_IO, ERR_DATA (also for MSET files: map needs the
+ * stored links of our format). */
+NM_API nm_status nm_navmesh_map(const char *path, const nm_alloc *alloc, nm_diag *diag,
+                                nm_navmesh **out);
+
 /* Adds one Detour tile blob (copied). ref_out (optional) gets the tile ref.
  * ERR_DATA bad blob, ERR_FULL location taken or no slot, ERR_READONLY. */
 NM_API nm_status nm_navmesh_add_tile(nm_navmesh *mesh, const void *data, size_t size,
@@ -190,8 +198,9 @@ NM_API void nm_navmesh_retain(nm_navmesh *mesh);
 NM_API void nm_navmesh_release(nm_navmesh *mesh);
 
 /* Marks a mesh read-only (for sharing): add/remove tile and set_poly_*
- * then return ERR_READONLY. Irreversible. */
-NM_API void nm_navmesh_freeze(nm_navmesh *mesh);
+ * then return ERR_READONLY. Irreversible. Also computes the island labels
+ * if tiles changed (ERR_NOMEM if that fails; the mesh is frozen anyway). */
+NM_API nm_status nm_navmesh_freeze(nm_navmesh *mesh);
 NM_API int nm_navmesh_is_frozen(const nm_navmesh *mesh);
 
 /* Summary numbers of a mesh. */
@@ -215,6 +224,17 @@ NM_API nm_status nm_navmesh_set_poly_area(nm_navmesh *mesh, nm_polyref ref, uint
  * gets the count. Off-mesh connections have 2. */
 NM_API nm_status nm_navmesh_get_poly_verts(const nm_navmesh *mesh, nm_polyref ref,
                                            float *verts, int *nverts);
+
+/* Islands: polygons joined by links, whatever the filter and the direction
+ * of one-way off-mesh connections. nm_navmesh_island gives a polygon's
+ * island (1..count; 0 for an invalid ref); two polygons on different islands
+ * can never be joined by a path, so `!is_reachable` is always right (a
+ * filter or a one-way connection can still block a path between polygons on
+ * one island). Labels are made at load/build/freeze and after tile changes
+ * on first use (a mesh being changed is used by one thread only). */
+NM_API uint32_t nm_navmesh_island(nm_navmesh *mesh, nm_polyref ref);
+NM_API int nm_navmesh_is_reachable(nm_navmesh *mesh, nm_polyref a, nm_polyref b);
+NM_API int nm_navmesh_island_count(nm_navmesh *mesh);
 
 /* Calls fn(ud, ref) for every polygon (tiles by slot, polys by index). */
 NM_API void nm_navmesh_foreach_poly(const nm_navmesh *mesh,
@@ -326,8 +346,11 @@ typedef struct nm_build_config {
   const nm_offmesh_link *offmesh;
   int noffmesh;
   size_t memory_limit;          /* refuse builds whose grids need more bytes (0 = 4 GiB) */
-  /* Called on the calling thread after each finished tile (tiled builds). */
-  void (*progress)(void *ud, int done, int total);
+  /* Called on the calling thread after each tile of the grid in grid order
+   * (done = 1 .. total; a solo build calls it once with 1, 1). Return 0 to go
+   * on; anything else cancels the build (ERR_PARAM, diag field "progress").
+   * With threads > 1 it runs while holding the build's allocator lock. */
+  int (*progress)(void *ud, int done, int total);
   void *progress_ud;
 } nm_build_config;
 
@@ -343,9 +366,15 @@ typedef struct nm_build_stats {
 } nm_build_stats;
 
 /* Builds a navmesh from triangles: verts [(x,y,z) * nverts], tris [3 * ntris]
- * (0-based indices). Degenerate triangles are ignored.
- * ERR_PARAM (diag names the field) for bad config or input, ERR_EMPTY when
- * nothing walkable remains, ERR_NOMEM. stats may be NULL. */
+ * (0-based indices), as RecastDemo's Solo Mesh (tile_size 0) or Tile Mesh
+ * sample builds it. Zero-area triangles are ignored. *out is owned by the
+ * caller (release); its allocator is alloc. Deterministic: the same input
+ * and config give the same tiles and references for any thread count.
+ * ERR_PARAM (diag names the field) for bad config or input, including voxel
+ * grids over memory_limit (refused before allocating them); ERR_EMPTY when
+ * there are no triangles or nothing walkable remains; ERR_NOMEM.
+ * Threads: with cfg->threads > 1 tiles are built by worker threads; the
+ * build never calls alloc from two threads at once. stats may be NULL. */
 NM_API nm_status nm_navmesh_build(const float *verts, int nverts, const int *tris, int ntris,
                                   const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
                                   nm_navmesh **out, nm_build_stats *stats);

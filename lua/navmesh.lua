@@ -7,4 +7,31 @@ local core = require "navmesh.core"
 local navmesh = {}
 for k, v in pairs(core) do navmesh[k] = v end
 
+-- ---- building from triangles (implemented in C; documented here) ----
+
+--- Builds a navmesh from triangles (the Recast pipeline, as RecastDemo runs it).
+-- @function build
+-- @tparam table vertices flat `{x,y,z, ...}` list (world units, Y up)
+-- @tparam table triangles flat list of 1-based vertex numbers, three per triangle
+-- @tparam[opt] table config RecastDemo's settings in camelCase (`cellSize`,
+--   `agentRadius`, `tileSize`, `threads`, `partition`, `areas`,
+--   `offMeshConnections`, `progress`, ...; see README "Building from triangles")
+-- @tparam[opt] table opts `{ maxNodes = 2048 }`
+-- @return the mesh and a stats table `{ tiles, polys, peakBytes, ms = {...} }`,
+--   or `nil, msg, "ERR_EMPTY"` when nothing walkable comes out
+-- @raise on unknown config keys, out-of-range values, NaN vertices, bad indices
+
+--- Builds a navmesh from a Wavefront OBJ file (read as RecastDemo reads it).
+-- @function buildObj
+-- @tparam string path
+-- @tparam[opt] table config as for `build`
+-- @tparam[opt] table opts as for `build`
+-- @return as `build`; also `nil, msg, "ERR_IO"` (unreadable file) or
+--   `nil, msg, "ERR_DATA"` (malformed: the message names the line)
+
+--- Parses Wavefront OBJ text.
+-- @function parseObj
+-- @tparam string text
+-- @return `vertices, triangles` in the form `build` takes, or `nil, msg, "ERR_DATA"`
+
 return navmesh

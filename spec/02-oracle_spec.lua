@@ -12,11 +12,22 @@ local function same_point(x, y, z, p)
 end
 
 -- Runs every case of one file; returns counts and the list of disagreements.
-local function compare(name)
+-- `how` = "mset" loads the shared file; "mapped" saves it in our own format
+-- and maps that file read-only (stored links checked, not rebuilt).
+local function compare(name, how)
   local large = name == "city_tiled" or name == "maze_tiled"
-  local mesh = assert(navmesh.load(helper.shared .. "/navmeshes/" .. name .. ".bin",
-                                   { maxNodes = large and 65535 or 2048 }))
-  local r = { nearest = 0, nearest_n = 0, path = 0, path_n = 0, straight = 0, straight_n = 0, bad = {} }
+  local opts = { maxNodes = large and 65535 or 2048 }
+  local mesh = assert(navmesh.load(helper.shared .. "/navmeshes/" .. name .. ".bin", opts))
+  if how == "mapped" then
+    local path = os.tmpname()
+    assert(mesh:save(path, "native"))
+    mesh:close()
+    opts.mmap = true
+    mesh = assert(navmesh.load(path, opts))
+    os.remove(path) -- the mapping stays valid
+  end
+  local r = { nearest = 0, nearest_n = 0, path = 0, path_n = 0, straight = 0, straight_n = 0, bad = {},
+              reach = 0, islands = mesh:info().islands }
   for _, c in ipairs(helper.oracle(name)) do
     for _, k in ipairs { "start", "end" } do
       local o, p = c["nearest_" .. k], c[k]
@@ -36,6 +47,10 @@ local function compare(name)
       local ok = #polys == c.path.npolys and partial == (c.path.status == "partial")
       for i = 1, #polys do ok = ok and polys[i] == c.path.polys[i] end
       r.path_n = r.path_n + 1
+      -- every partial path of the oracle comes from an island boundary
+      if mesh:isReachable(c.nearest_start.ref, c.nearest_end.ref) == (c.path.status == "success") then
+        r.reach = r.reach + 1
+      end
       if ok then r.path = r.path + 1
       else r.bad[#r.bad + 1] = ("case %d path: got %d polys (partial %s), want %d (%s)"):format(
         c.case, #polys, tostring(partial), c.path.npolys, c.path.status) end
@@ -75,6 +90,10 @@ describe("oracle agreement", function()
             r.straight, r.straight_n, helper.percent(r.straight, r.straight_n)))
           for _, b in ipairs(r.bad) do print("#   disagree: " .. b) end
         end)
+        it("answers the same from its own format, memory-mapped", function()
+          local m = compare(name, "mapped")
+          assert.are.same(r, m)
+        end)
         it("agrees on nearest polygons (>= 99.5%)", function()
           assert.is_true(helper.percent(r.nearest, r.nearest_n) >= 99.5)
         end)
@@ -83,6 +102,13 @@ describe("oracle agreement", function()
         end)
         it("agrees on every straight path from Detour's corridor", function()
           assert.are.equal(r.straight_n, r.straight)
+        end)
+        it("knows its islands: isReachable is false exactly for Detour's partial paths", function()
+          local documented = { dungeon_solo = 4, dungeon_tiled = 5, nav_test_solo = 17, nav_test_tiled = 33,
+                               undulating_solo = 1, undulating_tiled = 7, city_tiled = 81, maze_tiled = 1 }
+          print(("# %-17s %d islands, isReachable right on %d/%d corridors"):format(name, r.islands, r.reach, r.path_n))
+          assert.are.equal(documented[name], r.islands)
+          assert.are.equal(r.path_n, r.reach)
         end)
       end)
     end

@@ -243,7 +243,7 @@ static int opt_max_nodes(lua_State *L, int t) {
   return (int)field_int(L, t, "maxNodes", LNM_DEFAULT_NODES, 1, 1 << 22);
 }
 
-static const char *const handle_opts[] = {"maxNodes", NULL};
+static const char *const handle_opts[] = {"maxNodes", "mmap", NULL};
 
 /* ---- module functions: making meshes ---- */
 
@@ -294,34 +294,52 @@ static int lnm_load_string(lua_State *L) {
   return 1;
 }
 
-/* navmesh.load(path [, opts]) */
-static int lnm_load(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1), *err = NULL;
-  int t = opt_table(L, 2, handle_opts), nodes = opt_max_nodes(L, t);
-  lnm_mesh *h = new_handle(L);
-  size_t len = 0, cap = 0;
-  char *buf = read_file(L, path, &len, &cap, &err);
+/* Pushes the outcome of a failed load: nil, "<path>: <text>[: detail]", code. */
+static int push_load_fail(lua_State *L, const char *path, nm_status st, const nm_diag *diag) {
+  if (st == NM_ERR_NOMEM) raise_status(L, "load", st, NULL);
+  lua_pushnil(L);
+  lua_pushfstring(L, "%s: %s%s%s", path, nm_strerror(st), diag->msg[0] ? ": " : "", diag->msg);
+  lua_pushstring(L, nm_status_name(st));
+  return 3;
+}
+
+/* Loads a file into handle h: read and parsed, or (mapped) our own format
+ * used in place through a read-only mapping. */
+static int load_into(lua_State *L, const char *path, lnm_mesh *h, int nodes, int mapped) {
   nm_navmesh *mesh;
   nm_diag diag;
   nm_status st;
-  if (!buf) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "cannot open %s: %s", path, err);
-    lua_pushstring(L, nm_status_name(NM_ERR_IO));
-    return 3;
-  }
   memset(&diag, 0, sizeof diag);
-  st = nm_navmesh_load(buf, len, &h->alloc, &diag, &mesh);
-  h->alloc.fn(h->alloc.ud, buf, cap, 0);
-  if (st < 0) {
-    if (st == NM_ERR_NOMEM) raise_status(L, "load", st, NULL);
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s%s%s", path, nm_strerror(st), diag.msg[0] ? ": " : "", diag.msg);
-    lua_pushstring(L, nm_status_name(st));
-    return 3;
+  if (mapped) {
+    st = nm_navmesh_map(path, &h->alloc, &diag, &mesh);
+  } else {
+    const char *err = NULL;
+    size_t len = 0, cap = 0;
+    char *buf = read_file(L, path, &len, &cap, &err);
+    if (!buf) {
+      lua_pushnil(L);
+      lua_pushfstring(L, "cannot open %s: %s", path, err);
+      lua_pushstring(L, nm_status_name(NM_ERR_IO));
+      return 3;
+    }
+    st = nm_navmesh_load(buf, len, &h->alloc, &diag, &mesh);
+    h->alloc.fn(h->alloc.ud, buf, cap, 0);
   }
+  if (st < 0) return push_load_fail(L, path, st, &diag);
   handle_attach(L, h, mesh, nodes);
   return 1;
+}
+
+/* navmesh.load(path [, {maxNodes=, mmap=}]) */
+static int lnm_load(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  int t = opt_table(L, 2, handle_opts), nodes = opt_max_nodes(L, t), mapped = 0;
+  if (t) {
+    lua_getfield(L, t, "mmap");
+    mapped = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  return load_into(L, path, new_handle(L), nodes, mapped);
 }
 
 /* navmesh.new{origin=, tileWidth=, tileHeight=, maxTiles=, maxPolys=} [, opts] */
@@ -639,6 +657,7 @@ static int lnm_mesh_info(lua_State *L) {
   set_int(L, "maxTiles", info.max_tiles);
   set_int(L, "maxPolys", info.max_polys);
   set_int(L, "maxNodes", h->max_nodes);
+  set_int(L, "islands", nm_navmesh_island_count(h->mesh));
   set_int(L, "dataBytes", (lua_Integer)info.data_bytes);
   set_int(L, "memoryBytes", (lua_Integer)info.memory_bytes);
   set_vec(L, "bmin", info.bmin);
@@ -699,7 +718,7 @@ static int lnm_mesh_save(lua_State *L) {
 
 /* Raises when the mesh is shared (read-only). */
 static void check_writable(lua_State *L, lnm_mesh *h, const char *what) {
-  if (nm_navmesh_is_frozen(h->mesh)) luaL_error(L, "%s: navmesh is shared (read-only)", what);
+  if (nm_navmesh_is_frozen(h->mesh)) luaL_error(L, "%s: navmesh is read-only (shared or mapped)", what);
 }
 
 /* mesh:addTile(bytes) -> tileRef | nil, msg, code */
@@ -1070,6 +1089,22 @@ static int lnm_mesh_poly_height(lua_State *L) {
   return 1;
 }
 
+/* mesh:isReachable(refA, refB) -> boolean: on the same island (O(1));
+ * false means no path can join them. */
+static int lnm_mesh_is_reachable(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref a = check_valid_ref(L, h, 2), b = check_valid_ref(L, h, 3);
+  lua_pushboolean(L, nm_navmesh_is_reachable(h->mesh, a, b));
+  return 1;
+}
+
+/* mesh:getIsland(ref) -> island number (1..islands) */
+static int lnm_mesh_get_island(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  lua_pushinteger(L, (lua_Integer)nm_navmesh_island(h->mesh, check_valid_ref(L, h, 2)));
+  return 1;
+}
+
 /* mesh:getPortalPoints(from, to) -> lx,ly,lz, rx,ry,rz | nil, msg, code
  * (the shared edge the path crosses from polygon `from` into `to`). */
 static int lnm_mesh_portal_points(lua_State *L) {
@@ -1128,6 +1163,382 @@ static int lnm_mesh_set_area(lua_State *L) {
   return 0;
 }
 
+/* ==== building from triangles: navmesh.build, navmesh.buildObj,
+ * navmesh.parseObj (the build driver's block; the core is src/build/) ==== */
+
+/* A block of n bytes owned by the table at `keep` (so it lives as long as
+ * that table and is freed by the GC, also when an error is raised). */
+static void *kept_block(lua_State *L, int keep, size_t n) {
+  void *p = lua_newuserdata(L, n ? n : 1);
+  memset(p, 0, n ? n : 1);
+  lua_rawseti(L, keep, (int)lua_rawlen(L, keep) + 1);
+  return p;
+}
+
+/* Flat list at argument idx whose length is a multiple of 3: finite
+ * numbers as floats (max_index < 0), or 1-based vertex numbers up to
+ * max_index as 0-based ints. *count gets the number of triples. */
+static void *arg_triples(lua_State *L, int idx, int keep, int max_index, int *count) {
+  size_t i, n;
+  float *f;
+  int *k;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  n = lua_rawlen(L, idx);
+  if (n % 3 || n / 3 > 0x7fffffff / 3) luaL_argerror(L, idx, "flat list of triples expected (length a multiple of 3)");
+  f = (float *)kept_block(L, keep, n * 4);
+  k = (int *)(void *)f;
+  for (i = 0; i < n; i++) {
+    lua_Number x;
+    lua_rawgeti(L, idx, (int)i + 1);
+    x = lua_tonumber(L, -1);
+    if (max_index < 0) {
+      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38)
+        luaL_argerror(L, idx, lua_pushfstring(L, "item %d is not a finite number", (int)i + 1));
+      f[i] = (float)x;
+    } else {
+      if (lua_type(L, -1) != LUA_TNUMBER || x != floor(x) || x < 1 || x > max_index)
+        luaL_argerror(L, idx, lua_pushfstring(L, "index %d is not a vertex number in 1..%d", (int)i + 1, max_index));
+      k[i] = (int)x - 1;
+    }
+    lua_pop(L, 1);
+  }
+  *count = (int)(n / 3);
+  return f;
+}
+
+/* A {x, y, z} field of the volume table at v, or raises. */
+static void volume_vec3(lua_State *L, int v, int i, const char *key, float out[3]) {
+  if (!field_vec3(L, v, key, out)) luaL_error(L, "bad area volume %d ('%s' {x, y, z} required)", i, key);
+}
+
+/* One area volume table {kind=, area=, ...shape...}. */
+static void read_volume(lua_State *L, int v, int i, int keep, nm_area_volume *out) {
+  static const char *const keys[] = {"kind", "area", "vertices", "hmin", "hmax", "bmin", "bmax",
+                                     "center", "radius", "height", NULL};
+  static const char *const kinds[] = {"convex", "box", "cylinder", NULL};
+  int k;
+  check_keys(L, v, keys);
+  lua_getfield(L, v, "kind");
+  for (k = 0; kinds[k] && !(lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), kinds[k]) == 0); k++) {}
+  if (!kinds[k]) luaL_error(L, "bad area volume %d (kind must be \"convex\", \"box\" or \"cylinder\")", i);
+  lua_pop(L, 1);
+  out->kind = k;
+  out->area = (int)field_int(L, v, "area", 0, -1, 62);
+  if (k == NM_VOLUME_CONVEX) {
+    lua_getfield(L, v, "vertices");
+    if (!lua_istable(L, -1)) luaL_error(L, "bad area volume %d ('vertices' {x,y,z, ...} required)", i);
+    out->verts = (const float *)arg_triples(L, lua_gettop(L), keep, -1, &out->nverts);
+    lua_pop(L, 1);
+    if (out->nverts < 3) luaL_error(L, "bad area volume %d (at least 3 vertices)", i);
+    out->hmin = (float)field_number(L, v, "hmin", -HUGE_VAL, -HUGE_VAL);
+    out->hmax = (float)field_number(L, v, "hmax", HUGE_VAL, -HUGE_VAL);
+    if (!isfinite(out->hmin) || !isfinite(out->hmax) || out->hmin > out->hmax)
+      luaL_error(L, "bad area volume %d (finite hmin <= hmax required)", i);
+  } else if (k == NM_VOLUME_BOX) {
+    volume_vec3(L, v, i, "bmin", out->bmin);
+    volume_vec3(L, v, i, "bmax", out->bmax);
+  } else {
+    volume_vec3(L, v, i, "center", out->center);
+    out->radius = (float)field_number(L, v, "radius", 0, 0);
+    out->height = (float)field_number(L, v, "height", 0, 0);
+  }
+}
+
+/* config.areas = { volume, ... } */
+static void read_volumes(lua_State *L, int t, int keep, nm_build_config *c) {
+  int i, n, list;
+  nm_area_volume *vols;
+  lua_getfield(L, t, "areas");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); return; }
+  if (!lua_istable(L, -1)) luaL_error(L, "bad option 'areas' (list of volumes expected)");
+  list = lua_gettop(L);
+  n = (int)lua_rawlen(L, list);
+  vols = (nm_area_volume *)kept_block(L, keep, (size_t)n * sizeof *vols);
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, list, i + 1);
+    if (!lua_istable(L, -1)) luaL_error(L, "bad area volume %d (table expected)", i + 1);
+    read_volume(L, lua_gettop(L), i + 1, keep, &vols[i]);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  c->volumes = vols;
+  c->nvolumes = n;
+}
+
+/* Boolean option (def when absent). */
+static int field_bool(lua_State *L, int t, const char *key, int def) {
+  int v = def;
+  lua_getfield(L, t, key);
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1)) luaL_error(L, "bad option '%s' (boolean expected)", key);
+    v = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* partition = "watershed" | "monotone" | "layers" */
+static int field_partition(lua_State *L, int t) {
+  static const char *const names[] = {"watershed", "monotone", "layers", NULL};
+  int k = NM_PARTITION_WATERSHED;
+  lua_getfield(L, t, "partition");
+  if (!lua_isnil(L, -1)) {
+    for (k = 0; names[k] && !(lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), names[k]) == 0); k++) {}
+    if (!names[k]) luaL_error(L, "bad option 'partition' (\"watershed\", \"monotone\" or \"layers\" expected)");
+  }
+  lua_pop(L, 1);
+  return k;
+}
+
+/* bounds = {minx, miny, minz, maxx, maxy, maxz} */
+static void field_bounds(lua_State *L, int t, nm_build_config *c) {
+  int i;
+  lua_getfield(L, t, "bounds");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 6) luaL_error(L, "bad option 'bounds' ({minx, miny, minz, maxx, maxy, maxz} expected)");
+    for (i = 0; i < 6; i++) {
+      lua_Number x;
+      lua_rawgeti(L, -1, i + 1);
+      x = lua_tonumber(L, -1);
+      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38) luaL_error(L, "bad option 'bounds' (finite numbers expected)");
+      (i < 3 ? c->bmin : c->bmax)[i % 3] = (float)x;
+      lua_pop(L, 1);
+    }
+    for (i = 0; i < 3; i++)
+      if (c->bmin[i] > c->bmax[i]) luaL_error(L, "bad option 'bounds' (min must not exceed max)");
+  }
+  lua_pop(L, 1);
+}
+
+static const char *const build_keys[] = {
+  "cellSize", "cellHeight", "agentHeight", "agentRadius", "agentMaxClimb", "agentMaxSlope",
+  "regionMinSize", "regionMergeSize", "edgeMaxLen", "edgeMaxError", "vertsPerPoly",
+  "detailSampleDist", "detailSampleMaxError", "partition", "tileSize", "threads", "areas",
+  "offMeshConnections", "progress", "bounds", "filterLowHangingObstacles", "filterLedgeSpans",
+  "filterWalkableLowHeightSpans", "memoryLimit", NULL};
+
+/* The float settings, RecastDemo defaults when absent. */
+static void read_build_numbers(lua_State *L, int t, nm_build_config *c) {
+  c->cell_size = (float)field_number(L, t, "cellSize", c->cell_size, 0);
+  c->cell_height = (float)field_number(L, t, "cellHeight", c->cell_height, 0);
+  c->agent_height = (float)field_number(L, t, "agentHeight", c->agent_height, 0);
+  c->agent_radius = (float)field_number(L, t, "agentRadius", c->agent_radius, 0);
+  c->agent_max_climb = (float)field_number(L, t, "agentMaxClimb", c->agent_max_climb, 0);
+  c->agent_max_slope = (float)field_number(L, t, "agentMaxSlope", c->agent_max_slope, 0);
+  c->region_min_size = (float)field_number(L, t, "regionMinSize", c->region_min_size, 0);
+  c->region_merge_size = (float)field_number(L, t, "regionMergeSize", c->region_merge_size, 0);
+  c->edge_max_len = (float)field_number(L, t, "edgeMaxLen", c->edge_max_len, 0);
+  c->edge_max_error = (float)field_number(L, t, "edgeMaxError", c->edge_max_error, 0);
+  c->detail_sample_dist = (float)field_number(L, t, "detailSampleDist", c->detail_sample_dist, 0);
+  c->detail_sample_max_error = (float)field_number(L, t, "detailSampleMaxError", c->detail_sample_max_error, 0);
+}
+
+/* Config table at idx (nil = defaults) into c; *progress gets the stack
+ * index of the progress function (0 when none). Raises on unknown keys and
+ * wrong types; ranges are checked by the core (raised as well). */
+static void read_build_config(lua_State *L, int idx, int keep, nm_build_config *c, int *progress) {
+  nm_build_config_init(c);
+  *progress = 0;
+  if (lua_isnoneornil(L, idx)) return;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  check_keys(L, idx, build_keys);
+  read_build_numbers(L, idx, c);
+  c->verts_per_poly = (int)field_int(L, idx, "vertsPerPoly", 6, 0, 1000);
+  c->tile_size = (int)field_int(L, idx, "tileSize", 0, 0, 1 << 20);
+  c->threads = (int)field_int(L, idx, "threads", 1, 1, 64);
+  c->memory_limit = (size_t)field_number(L, idx, "memoryLimit", 0, 0);
+  c->partition = field_partition(L, idx);
+  c->filter_low_hanging = field_bool(L, idx, "filterLowHangingObstacles", 1);
+  c->filter_ledges = field_bool(L, idx, "filterLedgeSpans", 1);
+  c->filter_low_height = field_bool(L, idx, "filterWalkableLowHeightSpans", 1);
+  field_bounds(L, idx, c);
+  read_volumes(L, idx, keep, c);
+  c->offmesh = field_offmesh(L, idx, &c->noffmesh);
+  lua_rawseti(L, keep, (int)lua_rawlen(L, keep) + 1); /* the off-mesh scratch block */
+  lua_getfield(L, idx, "progress");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isfunction(L, -1)) luaL_error(L, "bad option 'progress' (function expected)");
+    *progress = lua_gettop(L);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+/* The progress hook: calls the Lua function in protected mode; an error
+ * cancels the build and is raised again once the build has cleaned up. */
+typedef struct lnm_progress {
+  lua_State *L;
+  int fn, failed;
+} lnm_progress;
+
+static int progress_call(void *ud, int done, int total) {
+  lnm_progress *p = (lnm_progress *)ud;
+  lua_State *L = p->L;
+  lua_pushvalue(L, p->fn);
+  lua_pushinteger(L, done);
+  lua_pushinteger(L, total);
+  if (lua_pcall(L, 2, 0, 0) != 0) {
+    p->failed = 1;   /* the error value stays on the stack */
+    return 1;
+  }
+  return 0;
+}
+
+/* Pushes the stats table {tiles=, polys=, peakBytes=, ms={...}}. */
+static void push_build_stats(lua_State *L, const nm_build_stats *s) {
+  static const char *const names[] = {"rasterize", "filter", "compact", "erode", "areas", "distance", "regions",
+                                      "contours", "polymesh", "detail", "tiledata", "total"};
+  const double ms[] = {s->ms_rasterize, s->ms_filter, s->ms_compact, s->ms_erode, s->ms_areas, s->ms_distance,
+                       s->ms_regions, s->ms_contours, s->ms_polymesh, s->ms_detail, s->ms_tiledata, s->ms_total};
+  int i;
+  lua_createtable(L, 0, 4);
+  set_int(L, "tiles", s->tiles);
+  set_int(L, "polys", s->polys);
+  lua_pushnumber(L, (lua_Number)s->peak_bytes);
+  lua_setfield(L, -2, "peakBytes");
+  lua_createtable(L, 0, 12);
+  for (i = 0; i < 12; i++) {
+    lua_pushnumber(L, ms[i]);
+    lua_setfield(L, -2, names[i]);
+  }
+  lua_setfield(L, -2, "ms");
+}
+
+/* Runs the build; pushes mesh, stats or nil, msg, code; raises for bad
+ * settings (argument cfg_arg) and for errors raised by the progress hook. */
+static int build_and_push(lua_State *L, const float *v, int nv, const int *t, int nt, nm_build_config *c,
+                          int progress, int cfg_arg, int opts_arg, const char *what) {
+  int nodes = opt_max_nodes(L, opt_table(L, opts_arg, handle_opts)), hidx;
+  lnm_mesh *h = new_handle(L);
+  lnm_progress pr;
+  nm_navmesh *mesh = NULL;
+  nm_build_stats stats;
+  nm_diag diag;
+  nm_status st;
+  hidx = lua_gettop(L);
+  pr.L = L;
+  pr.fn = progress;
+  pr.failed = 0;
+  if (progress) {
+    c->progress = progress_call;
+    c->progress_ud = &pr;
+  }
+  memset(&diag, 0, sizeof diag);
+  st = nm_navmesh_build(v, nv, t, nt, c, &h->alloc, &diag, &mesh, &stats);
+  if (pr.failed) lua_error(L);
+  if (st == NM_ERR_EMPTY) return push_fail(L, what, st, &diag);
+  if (st == NM_ERR_PARAM) luaL_argerror(L, cfg_arg, diag.msg);
+  if (st < 0) raise_status(L, what, st, &diag);
+  handle_attach(L, h, mesh, nodes);
+  lua_pushvalue(L, hidx);
+  push_build_stats(L, &stats);
+  return 2;
+}
+
+/* navmesh.build(vertices, triangles [, config [, opts]]) -> mesh, stats */
+static int lnm_build(lua_State *L) {
+  nm_build_config c;
+  int nv, nt, progress, keep;
+  const float *v;
+  const int *t;
+  lua_settop(L, 4);
+  lua_newtable(L);
+  keep = lua_gettop(L);
+  v = (const float *)arg_triples(L, 1, keep, -1, &nv);
+  t = (const int *)arg_triples(L, 2, keep, nv, &nt);
+  read_build_config(L, 3, keep, &c, &progress);
+  return build_and_push(L, v, nv, t, nt, &c, progress, 3, 4, "build");
+}
+
+/* Geometry parsed from OBJ text, owned by a userdata whose __gc frees it:
+ * whatever raises later (a bad config, out of memory) leaks nothing. */
+#define LNM_OBJ "navmesh.ObjGeometry"
+typedef struct lnm_obj {
+  nm_alloc a;
+  float *v;
+  int *t;
+  int nv, nt;
+} lnm_obj;
+
+static int lnm_obj_gc(lua_State *L) {
+  lnm_obj *o = (lnm_obj *)luaL_checkudata(L, 1, LNM_OBJ);
+  nm_obj_free(&o->a, o->v, o->nv, o->t, o->nt);
+  o->v = NULL;
+  o->t = NULL;
+  o->nv = o->nt = 0;
+  return 0;
+}
+
+/* Pushes an empty geometry userdata. */
+static lnm_obj *new_obj(lua_State *L) {
+  lnm_obj *o = (lnm_obj *)lua_newuserdata(L, sizeof *o);
+  memset(o, 0, sizeof *o);
+  o->a.fn = lua_getallocf(L, &o->a.ud);
+  if (luaL_newmetatable(L, LNM_OBJ)) {
+    lua_pushcfunction(L, lnm_obj_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return o;
+}
+
+/* navmesh.parseObj(text) -> vertices, triangles (flat lists, 1-based) */
+static int lnm_parse_obj(lua_State *L) {
+  size_t len, i;
+  const char *text = luaL_checklstring(L, 1, &len);
+  lnm_obj *o = new_obj(L);
+  nm_diag diag;
+  nm_status st;
+  memset(&diag, 0, sizeof diag);
+  st = nm_obj_parse(text, len, &o->a, &diag, &o->v, &o->nv, &o->t, &o->nt);
+  if (st == NM_ERR_NOMEM) raise_status(L, "parseObj", st, NULL);
+  if (st < 0) return push_fail(L, "parseObj", st, &diag);
+  lua_createtable(L, o->nv * 3, 0);
+  for (i = 0; i < (size_t)o->nv * 3; i++) {
+    lua_pushnumber(L, o->v[i]);
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  lua_createtable(L, o->nt * 3, 0);
+  for (i = 0; i < (size_t)o->nt * 3; i++) {
+    lua_pushinteger(L, o->t[i] + 1);
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  return 2;
+}
+
+/* navmesh.buildObj(path [, config [, opts]]) -> mesh, stats */
+static int lnm_build_obj(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1), *err = NULL, *what;
+  nm_build_config c;
+  int progress, keep;
+  size_t len = 0, cap = 0;
+  char *buf;
+  lnm_obj *o;
+  nm_diag diag;
+  nm_status st;
+  void *ud;
+  lua_Alloc fn = lua_getallocf(L, &ud);
+  lua_settop(L, 3);
+  lua_newtable(L);
+  keep = lua_gettop(L);
+  read_build_config(L, 2, keep, &c, &progress);
+  opt_table(L, 3, handle_opts);
+  what = lua_pushfstring(L, "buildObj %s", path);
+  o = new_obj(L);
+  if (!(buf = read_file(L, path, &len, &cap, &err))) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot open %s: %s", path, err);
+    lua_pushstring(L, nm_status_name(NM_ERR_IO));
+    return 3;
+  }
+  memset(&diag, 0, sizeof diag);
+  st = nm_obj_parse(buf, len, &o->a, &diag, &o->v, &o->nv, &o->t, &o->nt);
+  fn(ud, buf, cap, 0);
+  if (st == NM_ERR_NOMEM) raise_status(L, what, st, NULL);
+  if (st < 0) return push_fail(L, what, st, &diag);
+  return build_and_push(L, o->v, o->nv, o->t, o->nt, &c, progress, 2, 3, "buildObj");
+}
+
 /* ---- registration ---- */
 
 static const luaL_Reg mesh_methods[] = {
@@ -1149,6 +1560,8 @@ static const luaL_Reg mesh_methods[] = {
   {"getPolyHeight", lnm_mesh_poly_height},
   {"isValidPolyRef", lnm_mesh_is_valid},
   {"getPortalPoints", lnm_mesh_portal_points},
+  {"isReachable", lnm_mesh_is_reachable},
+  {"getIsland", lnm_mesh_get_island},
   {"getPolyFlags", lnm_mesh_get_flags},
   {"getPolyArea", lnm_mesh_get_area},
   {"setPolyFlags", lnm_mesh_set_flags},
@@ -1169,6 +1582,9 @@ static const luaL_Reg module_funcs[] = {
   {"new", lnm_new},
   {"fromPolygons", lnm_from_polygons},
   {"filter", lnm_filter_new},
+  {"build", lnm_build},
+  {"buildObj", lnm_build_obj},
+  {"parseObj", lnm_parse_obj},
   {NULL, NULL}
 };
 

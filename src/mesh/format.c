@@ -6,8 +6,11 @@
  * placed at the slot and salt of their stored reference, so references equal
  * those of the mesh that was saved.
  * Own format ("NMSH"): a 64-byte header (magic, endianness tag, version,
- * parameters, tile count, CRC-32 of everything after the header), a tile
- * directory (ref, size, offset) and 16-byte aligned Detour blobs.
+ * parameters, tile count, flags, a 64-bit checksum of everything after the
+ * header), a tile directory (ref, size, offset) and 16-byte aligned Detour
+ * blobs whose link sections hold the live links (flag NM_OWN_LINKS), so a
+ * load checks them instead of rebuilding them, and a file mapping can be
+ * used in place, read-only, shared by every process that maps it.
  * All multi-byte values are little-endian; this build reads them on
  * little-endian hosts only and says so elsewhere. */
 #include <math.h>
@@ -20,6 +23,7 @@
 #define NM_OWN_VERSION 1
 #define NM_OWN_HEADER 64
 #define NM_OWN_DIRENT 16
+#define NM_OWN_LINKS 1u /* header flag: link sections are live */
 
 static uint32_t rd32(const uint8_t *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
@@ -45,16 +49,31 @@ static int host_is_le(void) {
   return *(const uint8_t *)&one == 1;
 }
 
-/* CRC-32 (IEEE, reflected), bitwise: files are small next to parsing them. */
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n) {
-  size_t i;
+/* 64-bit checksum of a byte range: four independent multiply-rotate lanes
+ * over 32-byte blocks, then the tail and a final avalanche (the structure
+ * of the well-known xxHash64). Several GB/s, so checking a file costs far
+ * less than parsing it; it catches damage, not malice (validation does). */
+static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static uint64_t rd64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8); /* little-endian hosts only, see host_is_le */
+  return v;
+}
+uint64_t nm_format_checksum(const uint8_t *p, size_t n) {
+  const uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull;
+  uint64_t v[4] = {P1 + P2, P2, 0, (uint64_t)0 - P1}, h;
+  size_t i = 0;
   int k;
-  crc = ~crc;
-  for (i = 0; i < n; i++) {
-    crc ^= p[i];
-    for (k = 0; k < 8; k++) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
-  }
-  return ~crc;
+  for (; i + 32 <= n; i += 32)
+    for (k = 0; k < 4; k++) v[k] = rotl64(v[k] + rd64(p + i + 8 * k) * P2, 31) * P1;
+  h = rotl64(v[0], 1) + rotl64(v[1], 7) + rotl64(v[2], 12) + rotl64(v[3], 18) + (uint64_t)n;
+  for (; i + 8 <= n; i += 8) h = rotl64(h ^ (rotl64(rd64(p + i) * P2, 31) * P1), 27) * P1 + P3;
+  for (; i < n; i++) h = rotl64(h ^ (p[i] * P3), 11) * P1;
+  h ^= h >> 33;
+  h *= P2;
+  h ^= h >> 29;
+  h *= P3;
+  return h ^ (h >> 32);
 }
 
 /* The 28 parameter bytes shared by MSET and our header. */
@@ -94,6 +113,30 @@ static nm_status add_stored_tile(nm_navmesh *m, const uint8_t *blob, size_t size
   return NM_ERR_DATA;
 }
 
+/* Places one stored tile whose links are live: a copy owned by the mesh, or
+ * (in_place) the bytes themselves. */
+static nm_status place_stored_tile(nm_navmesh *m, const uint8_t *blob, size_t size, nm_polyref ref,
+                                   int index, int in_place, nm_diag *diag) {
+  uint8_t *data = (uint8_t *)(uintptr_t)blob;
+  nm_tile *t;
+  nm_status st;
+  if (!in_place) {
+    if (!(data = (uint8_t *)nm_malloc(&m->alloc, size))) return NM_ERR_NOMEM;
+    memcpy(data, blob, size);
+  }
+  st = nm_navmesh_place_tile(m, data, size, ref, in_place ? 0 : NM_TILE_OWNS_DATA, diag, &t);
+  if (st >= 0) return st;
+  if (!in_place) nm_free(&m->alloc, data, size);
+  if (st == NM_ERR_NOMEM) return st;
+  if (diag) {
+    char inner[96];
+    memcpy(inner, diag->msg, sizeof inner);
+    inner[sizeof inner - 1] = 0;
+    nm_diag_set(diag, NM_ERR_DATA, diag->field, "tile record %d: %.80s", index, inner);
+  }
+  return NM_ERR_DATA;
+}
+
 /* RecastDemo's all-tiles file. */
 static nm_status load_mset(const uint8_t *b, size_t len, const nm_alloc *alloc, nm_diag *diag,
                            nm_navmesh **out) {
@@ -112,21 +155,23 @@ static nm_status load_mset(const uint8_t *b, size_t len, const nm_alloc *alloc, 
   if ((st = mesh_from_params(&prm, alloc, diag, &m)) < 0) return st;
   for (i = 0; i < ntiles; i++) {
     uint32_t ref, size;
-    st = nm_diag_set(diag, NM_ERR_DATA, "tileRef", "MSET truncated in tile record %u", (unsigned)i);
-    if (len - off < 8) goto fail;
+    if (len - off < 8) goto truncated;
     ref = rd32(b + off);
     size = rd32(b + off + 4);
     off += 8;
     if (ref == 0 || size == 0) break; /* RecastDemo stops at an empty record */
-    if (size > len - off) goto fail;
+    if (size > len - off) goto truncated;
     if ((st = add_stored_tile(m, b + off, size, ref, (int)i, diag)) < 0) goto fail;
     off += size;
   }
-  st = nm_diag_set(diag, NM_ERR_DATA, "numTiles", "%lu bytes after the last tile record",
-                   (unsigned long)(len - off));
-  if (off != len) goto fail;
+  if (off != len) {
+    st = nm_diag_set(diag, NM_ERR_DATA, "numTiles", "%lu bytes after the last tile record", (unsigned long)(len - off));
+    goto fail;
+  }
   *out = m;
   return NM_OK;
+truncated:
+  st = nm_diag_set(diag, NM_ERR_DATA, "tileRef", "MSET truncated in tile record %u", (unsigned)i);
 fail:
   nm_navmesh_release(m);
   return st;
@@ -159,34 +204,50 @@ static nm_status load_tile(const uint8_t *b, size_t len, const nm_alloc *alloc, 
   return NM_OK;
 }
 
-/* Our own format. */
-static nm_status load_own(const uint8_t *b, size_t len, const nm_alloc *alloc, nm_diag *diag,
-                          nm_navmesh **out) {
+/* Our own format. With `in_place` the tiles point into b itself (which
+ * must stay alive, 4-byte aligned, and is never written: the mesh is made
+ * read-only); otherwise every blob is copied. Live links are checked, not
+ * rebuilt; files without them get links built as for MSET. */
+nm_status nm_format_load_own(const uint8_t *b, size_t len, int in_place, const nm_alloc *alloc,
+                             nm_diag *diag, nm_navmesh **out) {
   nm_navmesh_params prm;
   nm_navmesh *m = NULL;
-  uint32_t ntiles, i;
+  uint32_t ntiles, flags, i;
   nm_status st;
+  *out = NULL;
   if (len < NM_OWN_HEADER) return nm_diag_set(diag, NM_ERR_DATA, "header", "file shorter than its header");
+  if (!host_is_le()) return nm_diag_set(diag, NM_ERR_DATA, NULL, "big-endian hosts are not supported");
+  if (memcmp(b, NM_OWN_MAGIC, 4) != 0) return nm_diag_set(diag, NM_ERR_DATA, "magic", "not an NMSH file");
   if (rd32(b + 4) != NM_OWN_ENDIAN)
     return nm_diag_set(diag, NM_ERR_DATA, "endian", "file written with another byte order");
   if (rd32(b + 8) != NM_OWN_VERSION)
     return nm_diag_set(diag, NM_ERR_DATA, "version", "format version %u, this library reads 1", (unsigned)rd32(b + 8));
   if (rd32(b + 12) != NM_OWN_HEADER) return nm_diag_set(diag, NM_ERR_DATA, "header", "bad header size");
   ntiles = rd32(b + 44);
+  flags = rd32(b + 48);
   if (ntiles > (len - NM_OWN_HEADER) / NM_OWN_DIRENT)
     return nm_diag_set(diag, NM_ERR_DATA, "tileCount", "tile directory does not fit the file");
-  if (crc32_update(0, b + NM_OWN_HEADER, len - NM_OWN_HEADER) != rd32(b + 52))
+  if (nm_format_checksum(b + NM_OWN_HEADER, len - NM_OWN_HEADER) != rd64(b + 52))
     return nm_diag_set(diag, NM_ERR_DATA, "checksum", "checksum mismatch (file damaged)");
+  if (in_place && !(flags & NM_OWN_LINKS))
+    return nm_diag_set(diag, NM_ERR_DATA, "flags", "file has no stored links; load it instead of mapping it");
   params_read(b + 16, &prm);
   if ((st = mesh_from_params(&prm, alloc, diag, &m)) < 0) return st;
   for (i = 0; i < ntiles; i++) {
     const uint8_t *e = b + NM_OWN_HEADER + (size_t)i * NM_OWN_DIRENT;
     uint32_t ref = rd32(e), size = rd32(e + 4);
     uint64_t off = (uint64_t)rd32(e + 8) | ((uint64_t)rd32(e + 12) << 32);
-    st = nm_diag_set(diag, NM_ERR_DATA, "tileDirectory", "tile %u lies outside the file", (unsigned)i);
-    if (off > len || size > len - off || ref == 0) goto fail;
-    if ((st = add_stored_tile(m, b + off, size, ref, (int)i, diag)) < 0) goto fail;
+    if (off > len || size > len - off || ref == 0 || (off & 3)) {
+      st = nm_diag_set(diag, NM_ERR_DATA, "tileDirectory", "tile %u lies outside the file or is misaligned", (unsigned)i);
+      goto fail;
+    }
+    if (!(flags & NM_OWN_LINKS)) st = add_stored_tile(m, b + off, size, ref, (int)i, diag);
+    else st = place_stored_tile(m, b + off, size, ref, (int)i, in_place, diag);
+    if (st < 0) goto fail;
   }
+  if ((flags & NM_OWN_LINKS) && (st = nm_links_check_all(m, !in_place, diag)) < 0) goto fail;
+  if ((st = nm_islands_update(m)) < 0) goto fail;
+  if (in_place) m->frozen = 1;
   *out = m;
   return NM_OK;
 fail:
@@ -198,15 +259,21 @@ nm_status nm_navmesh_load(const void *bytes, size_t len, const nm_alloc *alloc, 
                           nm_navmesh **out) {
   const uint8_t *b = (const uint8_t *)bytes;
   uint32_t magic;
+  nm_status st;
   if (!out) return NM_ERR_PARAM;
   *out = NULL;
   if (!b || len < 4) return nm_diag_set(diag, NM_ERR_DATA, "magic", "no navmesh data (empty input)");
   if (!host_is_le()) return nm_diag_set(diag, NM_ERR_DATA, NULL, "big-endian hosts are not supported");
-  if (memcmp(b, NM_OWN_MAGIC, 4) == 0) return load_own(b, len, alloc, diag, out);
+  if (memcmp(b, NM_OWN_MAGIC, 4) == 0) return nm_format_load_own(b, len, 0, alloc, diag, out);
   magic = rd32(b);
-  if (magic == NM_MSET_MAGIC) return load_mset(b, len, alloc, diag, out);
-  if (magic == NM_TILE_MAGIC) return load_tile(b, len, alloc, diag, out);
-  return nm_diag_set(diag, NM_ERR_DATA, "magic", "unknown file type (not MSET, Detour tile or NMSH)");
+  if (magic == NM_MSET_MAGIC) st = load_mset(b, len, alloc, diag, out);
+  else if (magic == NM_TILE_MAGIC) st = load_tile(b, len, alloc, diag, out);
+  else return nm_diag_set(diag, NM_ERR_DATA, "magic", "unknown file type (not MSET, Detour tile or NMSH)");
+  if (st >= 0 && (st = nm_islands_update(*out)) < 0) {
+    nm_navmesh_release(*out);
+    *out = NULL;
+  }
+  return st;
 }
 
 /* Exact bytes of the saved image: header, then per tile a record header
@@ -268,7 +335,11 @@ static size_t write_own(const nm_navmesh *m, uint8_t *buf) {
   wr32(buf + 12, NM_OWN_HEADER);
   params_write(buf + 16, m);
   wr32(buf + 44, (uint32_t)n);
-  wr32(buf + 52, crc32_update(0, buf + NM_OWN_HEADER, off - NM_OWN_HEADER));
+  wr32(buf + 48, NM_OWN_LINKS);
+  {
+    const uint64_t sum = nm_format_checksum(buf + NM_OWN_HEADER, off - NM_OWN_HEADER);
+    memcpy(buf + 52, &sum, 8); /* little-endian host */
+  }
   return off;
 }
 

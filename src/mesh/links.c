@@ -261,3 +261,67 @@ void nm_links_unconnect(nm_navmesh *m, nm_tile *t, const nm_tile *target) {
     }
   }
 }
+
+/* ---- stored links (our own format) ---- */
+
+/* A stored link of polygon p is usable: its target exists and its edge and
+ * side index what the queries will index with it. */
+static int link_ok(const nm_navmesh *m, const nm_poly *p, const nm_link *l) {
+  const nm_tile *nt;
+  const nm_poly *np;
+  if (!nm_ref_get(m, l->ref, &nt, &np)) return 0;
+  if (l->side != 0xff && l->side > 7) return 0;
+  if (nm_poly_type(p) == NM_POLYTYPE_OFFMESH) return l->edge < 2;
+  if (l->edge == 0xff) return nm_poly_type(np) == NM_POLYTYPE_OFFMESH;
+  return l->edge < p->vert_count;
+}
+
+/* Checks the lists of one tile: each link used once (no cycles, no shared
+ * tails), every link usable. mark: one byte per slot, zeroed here. */
+static int tile_links_ok(const nm_navmesh *m, const nm_tile *t, uint8_t *mark) {
+  const uint32_t n = (uint32_t)t->header->max_link_count;
+  int i;
+  memset(mark, 0, n);
+  for (i = 0; i < t->header->poly_count; i++) {
+    const nm_poly *p = &t->polys[i];
+    uint32_t k;
+    for (k = p->first_link; k != NM_NULL_LINK; k = t->links[k].next) {
+      if (k >= n || mark[k] || !link_ok(m, p, &t->links[k])) return 0;
+      mark[k] = 1;
+    }
+  }
+  return 1;
+}
+
+/* Chains the unused slots of a tile (ascending) as its free list. */
+static void tile_free_chain(nm_tile *t, const uint8_t *mark) {
+  int32_t i;
+  t->links_free = NM_NULL_LINK;
+  for (i = t->header->max_link_count - 1; i >= 0; i--)
+    if (!mark[i]) {
+      t->links[i].next = t->links_free;
+      t->links_free = (uint32_t)i;
+    }
+}
+
+nm_status nm_links_check_all(nm_navmesh *m, int writable, nm_diag *diag) {
+  size_t most = 1;
+  uint8_t *mark;
+  int i;
+  for (i = 0; i < m->top; i++)
+    if (m->tiles[i].header && (size_t)m->tiles[i].header->max_link_count > most)
+      most = (size_t)m->tiles[i].header->max_link_count;
+  if (!(mark = (uint8_t *)nm_malloc(&m->alloc, most))) return NM_ERR_NOMEM;
+  for (i = 0; i < m->top; i++) {
+    nm_tile *t = &m->tiles[i];
+    if (!t->header) continue;
+    if (!tile_links_ok(m, t, mark)) {
+      nm_free(&m->alloc, mark, most);
+      return nm_diag_set(diag, NM_ERR_DATA, "links", "stored links of tile slot %d are inconsistent", i);
+    }
+    if (writable) tile_free_chain(t, mark);
+    else t->links_free = NM_NULL_LINK;
+  }
+  nm_free(&m->alloc, mark, most);
+  return NM_OK;
+}

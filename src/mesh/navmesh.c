@@ -90,7 +90,8 @@ void nm_navmesh_release(nm_navmesh *m) {
   int i;
   if (!m || nm_refcount_dec(&m->refs) > 0) return;
   a = m->alloc;
-  if (m->ext_free) m->ext_free(m);
+  nm_islands_free(m);
+  if (m->mapping) nm_unmap(m->mapping, m->mapping_len);
   if (m->tiles) {
     for (i = 0; i < m->top; i++)
       if (m->tiles[i].header) tile_free_data(m, &m->tiles[i]);
@@ -100,7 +101,14 @@ void nm_navmesh_release(nm_navmesh *m) {
   nm_free(&a, m, sizeof *m);
 }
 
-void nm_navmesh_freeze(nm_navmesh *m) { m->frozen = 1; }
+/* Freezing makes the mesh read-only; derived data that is otherwise made
+ * lazily (island labels) is made now, so readers on other threads never
+ * write. Returns ERR_NOMEM when that fails (the mesh is frozen anyway). */
+nm_status nm_navmesh_freeze(nm_navmesh *m) {
+  nm_status st = m->islands_dirty ? nm_islands_update(m) : NM_OK;
+  m->frozen = 1;
+  return st;
+}
 int nm_navmesh_is_frozen(const nm_navmesh *m) { return m->frozen; }
 
 int nm_navmesh_tiles_at(const nm_navmesh *m, int x, int y, const nm_tile **out, int cap) {
@@ -210,51 +218,59 @@ static uint8_t *blob_copy(nm_navmesh *m, const void *data, size_t size) {
   return copy;
 }
 
-nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, size_t size, nm_polyref want_ref,
-                                 nm_diag *diag, nm_polyref *ref_out) {
-  uint8_t *copy;
-  nm_tile_header *h;
+nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref,
+                                uint32_t flags, nm_diag *diag, nm_tile **out) {
+  const nm_tile_header *h = (const nm_tile_header *)data;
   nm_tile *t;
   nm_status st;
   uint32_t h_idx, salt = 0;
   int want = -1;
-  if (m->frozen) return nm_diag_set(diag, NM_ERR_READONLY, NULL, "navmesh is shared (read-only)");
-  if (!data || size < sizeof(nm_tile_header))
-    return nm_diag_set(diag, NM_ERR_DATA, "dataSize", "tile blob shorter than its header");
-  if (!(copy = blob_copy(m, data, size))) return NM_ERR_NOMEM;
-  if ((st = nm_tile_validate(copy, size, diag)) < 0) goto fail;
-  h = (nm_tile_header *)copy;
-  st = nm_diag_set(diag, NM_ERR_DATA, "polyCount", "tile has %d polygons, mesh allows %d",
-                   (int)h->poly_count, m->max_polys);
-  if (h->poly_count > (int32_t)m->poly_mask + 1) goto fail;
-  st = nm_diag_set(diag, NM_ERR_FULL, "tile", "a tile is already at (%d, %d, layer %d)",
-                   (int)h->x, (int)h->y, (int)h->layer);
-  if (nm_navmesh_tile_at(m, h->x, h->y, h->layer)) goto fail;
+  if ((st = nm_tile_validate(data, size, diag)) < 0) return st;
+  if (h->poly_count > (int32_t)m->poly_mask + 1)
+    return nm_diag_set(diag, NM_ERR_DATA, "polyCount", "tile has %d polygons, mesh allows %d",
+                       (int)h->poly_count, m->max_polys);
+  if (nm_navmesh_tile_at(m, h->x, h->y, h->layer))
+    return nm_diag_set(diag, NM_ERR_FULL, "tile", "a tile is already at (%d, %d, layer %d)",
+                       (int)h->x, (int)h->y, (int)h->layer);
   if (want_ref) {
     want = (int)nm_ref_tile(m, want_ref);
     salt = nm_ref_salt(m, want_ref);
-    st = nm_diag_set(diag, NM_ERR_DATA, "tileRef", "tile reference 0x%08x invalid", (unsigned)want_ref);
-    if (salt == 0 || want >= m->max_tiles) goto fail;
+    if (salt == 0 || want >= m->max_tiles || nm_ref_poly(m, want_ref) != 0)
+      return nm_diag_set(diag, NM_ERR_DATA, "tileRef", "tile reference 0x%08x invalid", (unsigned)want_ref);
   }
-  st = nm_diag_set(diag, NM_ERR_FULL, "tileRef", "no free tile slot");
-  if (!(t = slot_take(m, want))) goto fail;
+  if (!(t = slot_take(m, want))) return nm_diag_set(diag, NM_ERR_FULL, "tileRef", "no free tile slot");
   if (want_ref) t->salt = salt;
   if ((int)(t - m->tiles) >= m->top) m->top = (int)(t - m->tiles) + 1;
   h_idx = tile_hash(h->x, h->y, m->lut_mask);
   t->next = m->pos_lookup[h_idx];
   m->pos_lookup[h_idx] = t;
-  nm_tile_bind(t, copy, size);
-  t->flags = NM_TILE_OWNS_DATA;
+  nm_tile_bind(t, data, size);
+  t->flags = flags;
   grid_bounds_add(m, h->x, h->y);
   m->ntiles++;
   m->generation++;
+  m->islands_dirty = 1;
+  *out = t;
+  return NM_OK;
+}
+
+nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, size_t size, nm_polyref want_ref,
+                                 nm_diag *diag, nm_polyref *ref_out) {
+  uint8_t *copy;
+  nm_tile *t;
+  nm_status st;
+  if (m->frozen) return nm_diag_set(diag, NM_ERR_READONLY, NULL, "navmesh is shared (read-only)");
+  if (!data || size < sizeof(nm_tile_header))
+    return nm_diag_set(diag, NM_ERR_DATA, "dataSize", "tile blob shorter than its header");
+  if (!(copy = blob_copy(m, data, size))) return NM_ERR_NOMEM;
+  if ((st = nm_navmesh_place_tile(m, copy, size, want_ref, NM_TILE_OWNS_DATA, diag, &t)) < 0) {
+    nm_free(&m->alloc, copy, size);
+    return st;
+  }
   tile_connect(m, t);
   if (ref_out) *ref_out = nm_tile_base(m, t);
   if (diag) { diag->field = NULL; diag->msg[0] = 0; }
   return NM_OK;
-fail:
-  nm_free(&m->alloc, copy, size);
-  return st;
 }
 
 nm_status nm_navmesh_add_tile(nm_navmesh *m, const void *data, size_t size, nm_diag *diag,
@@ -304,6 +320,7 @@ nm_status nm_navmesh_remove_tile(nm_navmesh *m, int tx, int ty, int layer, void 
   m->free_stack = t;
   m->ntiles--;
   m->generation++;
+  m->islands_dirty = 1;
   return NM_OK;
 }
 

@@ -99,6 +99,7 @@ typedef struct nm_tile {
   size_t data_size;
   uint32_t flags;
   uint32_t touched;          /* slot has been used (free-slot bookkeeping) */
+  uint32_t island_base;      /* index of polygon 0 in the mesh's island labels */
   struct nm_tile *next;      /* position-hash chain (used) / free stack (removed) */
 } nm_tile;
 
@@ -128,8 +129,12 @@ struct nm_navmesh {
   int gx0, gy0, gx1, gy1;    /* grid cells ever holding a tile (bounds loops) */
   int frozen;
   uint32_t generation;       /* bumped on every tile change */
-  void *ext;                 /* per-mesh derived data (islands), owned */
-  void (*ext_free)(nm_navmesh *mesh);
+  void *mapping;             /* file mapping the tiles point into (read-only mesh) */
+  size_t mapping_len;
+  uint32_t *islands;         /* island label per polygon (see islands.c) */
+  size_t islands_len;
+  int island_count;
+  int islands_dirty;         /* tiles changed since the labels were made */
 };
 
 /* ---- references ---- */
@@ -187,6 +192,23 @@ NM_INTERNAL nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, si
                                              nm_polyref want_ref, nm_diag *diag,
                                              nm_polyref *ref_out);
 NM_INTERNAL nm_status nm_navmesh_params_check(const nm_navmesh_params *p, nm_diag *diag);
+/* Puts a blob (validated here) into a slot without making links; the tile
+ * points into data (owned by the mesh when flags has NM_TILE_OWNS_DATA). */
+NM_INTERNAL nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref,
+                                            uint32_t flags, nm_diag *diag, nm_tile **out);
+/* islands.c: connected components over the links (labels 1..n). */
+NM_INTERNAL nm_status nm_islands_update(nm_navmesh *m);
+NM_INTERNAL void nm_islands_free(nm_navmesh *m);
+
+/* format.c: our own format from bytes; in_place: tiles point into b. */
+NM_INTERNAL nm_status nm_format_load_own(const uint8_t *b, size_t len, int in_place, const nm_alloc *alloc,
+                                         nm_diag *diag, nm_navmesh **out);
+/* The checksum of our own format (bytes 52..59 of the header hold the
+ * checksum of everything after the 64-byte header). Fuzz targets use it to
+ * repair mutated files so that they reach the validation behind it. */
+NM_INTERNAL uint64_t nm_format_checksum(const uint8_t *p, size_t n);
+/* mapfile.c: read-only file mappings. */
+NM_INTERNAL void nm_unmap(void *base, size_t len);
 
 /* links.c: link building when tiles come and go (Detour's order). */
 NM_INTERNAL void nm_links_init(nm_tile *t);
@@ -195,6 +217,10 @@ NM_INTERNAL void nm_links_base_offmesh(nm_navmesh *m, nm_tile *t);
 NM_INTERNAL void nm_links_connect_external(nm_navmesh *m, nm_tile *t, nm_tile *target, int side);
 NM_INTERNAL void nm_links_connect_offmesh(nm_navmesh *m, nm_tile *t, nm_tile *target, int side);
 NM_INTERNAL void nm_links_unconnect(nm_navmesh *m, nm_tile *t, const nm_tile *target);
+/* Checks the stored links of every tile (each list ends, targets exist,
+ * edges fit) instead of rebuilding them; rebuilds the free chains when the
+ * data is writable. scratch: one byte per link slot of the largest tile. */
+NM_INTERNAL nm_status nm_links_check_all(nm_navmesh *m, int writable, nm_diag *diag);
 
 /* Poly-height and closest-point primitives used by links and queries
  * (query/nm_geom.c). */

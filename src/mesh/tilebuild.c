@@ -35,14 +35,17 @@ static int record_nv(const nm_poly_mesh_input *in, int i) {
   return n;
 }
 
-/* Signed X/Z area (shoelace) of polygon record i; < 0 is Recast's winding. */
+/* Signed X/Z area (shoelace) of polygon record i; < 0 is Recast's winding.
+ * Taken relative to the first vertex: far from the origin (5000 wu, say)
+ * absolute products would cancel away the area of small polygons. */
 static float record_area(const nm_poly_mesh_input *in, int i, int n) {
   const uint16_t *p = &in->polys[i * in->nvp];
+  const float *o = &in->verts[p[0] * 3];
   float a = 0;
   int j;
-  for (j = 0; j < n; j++) {
-    const float *u = &in->verts[p[j] * 3], *v = &in->verts[p[(j + 1) % n] * 3];
-    a += u[0] * v[2] - v[0] * u[2];
+  for (j = 1; j + 1 < n; j++) {
+    const float *u = &in->verts[p[j] * 3], *v = &in->verts[p[j + 1] * 3];
+    a += (u[0] - o[0]) * (v[2] - o[2]) - (v[0] - o[0]) * (u[2] - o[2]);
   }
   return a * 0.5f;
 }

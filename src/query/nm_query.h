@@ -7,8 +7,9 @@
  * large pool costs nothing on short queries.
  * The open list is a binary heap ordered by `total` with Detour's exact
  * sift rules (strict comparisons, bottom-up removal), so among equal totals
- * the same node wins as in Detour; nodes remember their heap slot, which
- * makes a decrease-key O(log n) instead of Detour's linear search. */
+ * the same node wins as in Detour. It holds (total, node index) pairs and a
+ * slot per node, which keeps sifting inside the heap's own memory and makes
+ * a decrease-key O(log n) instead of Detour's linear search. */
 #ifndef NM_QUERY_H
 #define NM_QUERY_H
 
@@ -25,7 +26,6 @@ typedef struct nm_node {
   uint32_t pidx : 24; /* parent node index + 1, 0 = none */
   uint32_t state : 2;
   uint32_t flags : 3;
-  uint32_t heap;     /* slot in the open list while open */
 } nm_node;
 
 typedef struct nm_nodepool {
@@ -35,8 +35,17 @@ typedef struct nm_nodepool {
   uint32_t max, count, hash_size, hash_shift;
 } nm_nodepool;
 
+/* Open-list entry: the node's total is kept beside its index, so sifting
+ * compares contiguous memory and never touches the nodes themselves. */
+typedef struct nm_heap_item {
+  float total;
+  uint32_t node;     /* index into base */
+} nm_heap_item;
+
 typedef struct nm_heap {
-  nm_node **items;
+  nm_heap_item *items;
+  uint32_t *pos;     /* [cap] slot of node i while it is open */
+  nm_node *base;     /* the node array the indices refer to */
   uint32_t size, cap;
 } nm_heap;
 
@@ -63,7 +72,7 @@ struct nm_query {
 
 NM_INTERNAL nm_status nm_nodepool_init(nm_nodepool *p, const nm_alloc *a, uint32_t max);
 NM_INTERNAL void nm_nodepool_free(nm_nodepool *p, const nm_alloc *a);
-NM_INTERNAL nm_status nm_heap_init(nm_heap *h, const nm_alloc *a, uint32_t cap);
+NM_INTERNAL nm_status nm_heap_init(nm_heap *h, const nm_alloc *a, uint32_t cap, nm_node *base);
 NM_INTERNAL void nm_heap_free(nm_heap *h, const nm_alloc *a);
 NM_INTERNAL void nm_opt_free(nm_query *q); /* optimal.c */
 
@@ -121,41 +130,51 @@ static inline nm_node *nm_node_at(const nm_nodepool *p, uint32_t idx) {
 
 static inline void nm_heap_clear(nm_heap *h) { h->size = 0; }
 
-/* Moves node up from slot i while its parent costs strictly more. */
-static inline void nm_heap_up(nm_heap *h, uint32_t i, nm_node *n) {
-  nm_node **it = h->items;
+/* Moves item x up from slot i while its parent costs strictly more. */
+static inline void nm_heap_up(nm_heap *h, uint32_t i, nm_heap_item x) {
+  nm_heap_item *it = h->items;
   while (i > 0) {
     const uint32_t parent = (i - 1) / 2;
-    if (!(it[parent]->total > n->total)) break;
+    if (!(it[parent].total > x.total)) break;
     it[i] = it[parent];
-    it[i]->heap = i;
+    h->pos[it[i].node] = i;
     i = parent;
   }
-  it[i] = n;
-  n->heap = i;
+  it[i] = x;
+  h->pos[x.node] = i;
 }
 
-static inline void nm_heap_push(nm_heap *h, nm_node *n) { nm_heap_up(h, h->size++, n); }
+static inline void nm_heap_push(nm_heap *h, nm_node *n) {
+  nm_heap_item x;
+  x.total = n->total;
+  x.node = (uint32_t)(n - h->base);
+  nm_heap_up(h, h->size++, x);
+}
 
 /* Removes the cheapest node: the hole left at the root sinks to a leaf along
- * the cheaper children, then the last node is placed there and rises. */
+ * the cheaper children, then the last item is placed there and rises. */
 static inline nm_node *nm_heap_pop(nm_heap *h) {
-  nm_node **it = h->items, *top = it[0], *last;
+  nm_heap_item *it = h->items;
+  const nm_heap_item top = it[0], last = it[--h->size];
   uint32_t i = 0, child = 1;
-  last = it[--h->size];
   while (child < h->size) {
-    if (child + 1 < h->size && it[child]->total > it[child + 1]->total) child++;
+    if (child + 1 < h->size && it[child].total > it[child + 1].total) child++;
     it[i] = it[child];
-    it[i]->heap = i;
+    h->pos[it[i].node] = i;
     i = child;
     child = i * 2 + 1;
   }
   nm_heap_up(h, i, last);
-  return top;
+  return &h->base[top.node];
 }
 
 /* A node in the list got cheaper: restore the order. */
-static inline void nm_heap_modify(nm_heap *h, nm_node *n) { nm_heap_up(h, n->heap, n); }
+static inline void nm_heap_modify(nm_heap *h, nm_node *n) {
+  nm_heap_item x;
+  x.total = n->total;
+  x.node = (uint32_t)(n - h->base);
+  nm_heap_up(h, h->pos[x.node], x);
+}
 
 static inline int nm_filter_pass(const nm_filter *f, const nm_poly *p) {
   return (p->flags & f->include_flags) != 0 && (p->flags & f->exclude_flags) == 0;

@@ -14,7 +14,9 @@ nm_status nm_nodepool_init(nm_nodepool *p, const nm_alloc *a, uint32_t max) {
   uint32_t i, bits;
   memset(p, 0, sizeof *p);
   p->max = max;
-  p->hash_size = nm_next_pow2(max);
+  /* a quarter of the node count keeps the bucket heads cache-resident
+   * (chains stay short: most searches use a fraction of the pool) */
+  p->hash_size = nm_next_pow2(max / 4 > 0 ? max / 4 : 1);
   bits = nm_ilog2(p->hash_size);
   p->hash_shift = bits == 0 ? 31 : 32 - bits; /* size 1: every ref hashes to 0 */
   if (bits == 0) p->hash_size = 2;
@@ -33,16 +35,20 @@ void nm_nodepool_free(nm_nodepool *p, const nm_alloc *a) {
   memset(p, 0, sizeof *p);
 }
 
-nm_status nm_heap_init(nm_heap *h, const nm_alloc *a, uint32_t cap) {
+nm_status nm_heap_init(nm_heap *h, const nm_alloc *a, uint32_t cap, nm_node *base) {
   h->size = 0;
   h->cap = cap;
-  h->items = (nm_node **)nm_malloc(a, nm_mul_size(cap + 1, sizeof(nm_node *)));
-  return h->items ? NM_OK : NM_ERR_NOMEM;
+  h->base = base;
+  h->items = (nm_heap_item *)nm_malloc(a, nm_mul_size((size_t)cap + 1, sizeof(nm_heap_item)));
+  h->pos = (uint32_t *)nm_malloc(a, nm_mul_size((size_t)cap + 1, sizeof(uint32_t)));
+  return h->items && h->pos ? NM_OK : NM_ERR_NOMEM;
 }
 
 void nm_heap_free(nm_heap *h, const nm_alloc *a) {
-  nm_free(a, h->items, ((size_t)h->cap + 1) * sizeof(nm_node *));
+  nm_free(a, h->items, ((size_t)h->cap + 1) * sizeof(nm_heap_item));
+  nm_free(a, h->pos, ((size_t)h->cap + 1) * sizeof(uint32_t));
   h->items = NULL;
+  h->pos = NULL;
 }
 
 nm_status nm_query_new(nm_navmesh *mesh, int max_nodes, const nm_alloc *alloc, nm_query **out) {
@@ -53,7 +59,7 @@ nm_status nm_query_new(nm_navmesh *mesh, int max_nodes, const nm_alloc *alloc, n
   if (!(q = (nm_query *)nm_calloc(&a, sizeof *q))) return NM_ERR_NOMEM;
   q->alloc = a;
   if (nm_nodepool_init(&q->pool, &a, (uint32_t)max_nodes) < 0 ||
-      nm_heap_init(&q->open, &a, (uint32_t)max_nodes) < 0) {
+      nm_heap_init(&q->open, &a, (uint32_t)max_nodes, q->pool.nodes) < 0) {
     nm_query_free(q);
     return NM_ERR_NOMEM;
   }

@@ -1,0 +1,60 @@
+package = "navmesh"
+version = "0.1.0-1"
+source = {
+  url = "git+file:///work/main",
+}
+description = {
+  summary = "Navigation meshes for Lua: build (Recast-style), load and query (Detour-style) in C",
+  detailed = [[
+    navmesh builds navigation meshes from triangle geometry, loads RecastDemo
+    MSET files and its own format, and answers path queries (nearest polygon,
+    A*, string pulling with edge inset) from Lua 5.1-5.4 and LuaJIT.
+  ]],
+  license = "MIT",
+}
+dependencies = {
+  "lua >= 5.1",
+}
+build = {
+  type = "builtin",
+  modules = {
+    ["navmesh"] = "lua/navmesh.lua",
+    ["navmesh.core"] = {
+      sources = {
+        "src/build/area.c",
+        "src/build/build.c",
+        "src/build/chunky.c",
+        "src/build/compact.c",
+        "src/build/contour.c",
+        "src/build/detail.c",
+        "src/build/distance.c",
+        "src/build/filter.c",
+        "src/build/obj.c",
+        "src/build/polymesh.c",
+        "src/build/pool.c",
+        "src/build/rasterize.c",
+        "src/build/region.c",
+        "src/build/region_layers.c",
+        "src/build/region_merge.c",
+        "src/build/region_monotone.c",
+        "src/build/tiles.c",
+        "src/core/nm_core.c",
+        "src/mesh/format.c",
+        "src/mesh/islands.c",
+        "src/mesh/links.c",
+        "src/mesh/mapfile.c",
+        "src/mesh/navmesh.c",
+        "src/mesh/tile.c",
+        "src/mesh/tilebuild.c",
+        "src/query/geom.c",
+        "src/query/nearest.c",
+        "src/query/path.c",
+        "src/query/query.c",
+        "src/query/straight.c",
+        "src/lua/lnavmesh.c",
+      },
+      libraries = { "pthread" },
+      incdirs = { "include", "src" },
+    },
+  },
+}

@@ -1,0 +1,192 @@
+/* nm_build.h -- the data passed between the stages of a navmesh build.
+ *
+ * The pipeline (one stage per file, seed 003 walks through each):
+ *   triangles --rasterize.c--> nm_heightfield (solid spans per column)
+ *             --filter.c-----> walkable spans only
+ *             --compact.c----> nm_chf (open spans with neighbour links)
+ *             --area.c-------> eroded by the agent radius, volumes marked
+ *             --distance.c---> distance to the nearest boundary per span
+ *             --region*.c----> region ids (watershed, monotone, layers)
+ *             --contour.c----> nm_contour_set (simplified region outlines)
+ *             --polymesh.c---> nm_polymesh (convex polygons, <= nvp verts)
+ *             --detail.c-----> nm_polymesh_detail (height triangles)
+ *             --build.c------> tile blobs (nm_tile_create) -> nm_navmesh
+ * Coordinates inside the pipeline are integer cells: x and z in cell_size
+ * steps from bmin, y in cell_height steps. Every stage allocates through the
+ * nm_alloc stored in its output and returns an nm_status; none prints. */
+#ifndef NM_BUILD_H
+#define NM_BUILD_H
+
+#include "../core/nm_core.h"
+#include "../core/nm_math.h"
+
+/* Area ids inside the pipeline: 0 = not walkable, 63 = walkable (becomes
+ * Detour area 0), 1..62 = user areas kept as they are. */
+#define NM_NULL_AREA 0
+#define NM_WALKABLE_AREA 63
+#define NM_SPAN_HEIGHT_BITS 13
+#define NM_SPAN_MAX_HEIGHT ((1 << NM_SPAN_HEIGHT_BITS) - 1)
+#define NM_NOT_CONNECTED 0x3f
+#define NM_BORDER_REG 0x8000      /* region id flag: span in the tile border */
+#define NM_BORDER_VERTEX 0x10000  /* contour vertex flag: on the tile border */
+#define NM_AREA_BORDER 0x20000    /* contour vertex flag: area changes here */
+#define NM_CONTOUR_REG_MASK 0xffff
+#define NM_MESH_NULL_IDX 0xffff
+
+/* ---- heightfield: solid spans ---- */
+
+typedef struct nm_span {
+  uint32_t smin : NM_SPAN_HEIGHT_BITS;
+  uint32_t smax : NM_SPAN_HEIGHT_BITS;
+  uint32_t area : 6;
+  struct nm_span *next;
+} nm_span;
+
+#define NM_SPANS_PER_POOL 2048
+typedef struct nm_span_pool {
+  struct nm_span_pool *next;
+  nm_span items[NM_SPANS_PER_POOL];
+} nm_span_pool;
+
+typedef struct nm_heightfield {
+  nm_alloc a;
+  int width, height;        /* columns along x and z [Units: cells] */
+  float bmin[3], bmax[3];
+  float cs, ch;
+  nm_span **spans;          /* [width * height] column lists, lowest span first */
+  nm_span_pool *pools;
+  nm_span *freelist;
+} nm_heightfield;
+
+/* ---- compact heightfield: open spans ---- */
+
+typedef struct nm_cspan {
+  uint16_t y;               /* floor of the open space [Units: cells] */
+  uint16_t reg;             /* region id (0 none) */
+  uint32_t con : 24;        /* 4 x 6 bits: neighbour span index within its column, or NM_NOT_CONNECTED */
+  uint32_t h : 8;           /* height of the open space */
+} nm_cspan;
+
+typedef struct nm_ccell {
+  uint32_t index : 24;      /* first span of the column */
+  uint32_t count : 8;       /* spans in the column */
+} nm_ccell;
+
+typedef struct nm_chf {
+  nm_alloc a;
+  int width, height, span_count;
+  int walkable_height, walkable_climb; /* [Units: cells] */
+  int border_size;
+  uint16_t max_distance, max_regions;
+  float bmin[3], bmax[3];
+  float cs, ch;
+  nm_ccell *cells;          /* [width * height] */
+  nm_cspan *spans;          /* [span_count] */
+  uint16_t *dist;           /* [span_count] distance field (NULL until built) */
+  uint8_t *areas;           /* [span_count] */
+} nm_chf;
+
+/* Directions: 0 = -x, 1 = +z, 2 = +x, 3 = -z. */
+static inline int nm_dir_dx(int dir) { static const int o[4] = {-1, 0, 1, 0}; return o[dir & 3]; }
+static inline int nm_dir_dy(int dir) { static const int o[4] = {0, 1, 0, -1}; return o[dir & 3]; }
+static inline int nm_get_con(const nm_cspan *s, int dir) { return (int)((s->con >> (dir * 6)) & 0x3f); }
+static inline void nm_set_con(nm_cspan *s, int dir, int i) {
+  const uint32_t shift = (uint32_t)dir * 6;
+  s->con = (s->con & ~(0x3fu << shift)) | (((uint32_t)i & 0x3f) << shift);
+}
+
+/* ---- contours ---- */
+
+typedef struct nm_contour {
+  int *verts;               /* simplified: (x, y, z, flags) * nverts */
+  int nverts;
+  int *rverts;              /* raw: (x, y, z, flags) * nrverts */
+  int nrverts;
+  uint16_t reg;
+  uint8_t area;
+} nm_contour;
+
+typedef struct nm_contour_set {
+  nm_alloc a;
+  nm_contour *conts;
+  int nconts;
+  float bmin[3], bmax[3];   /* without the border */
+  float cs, ch;
+  int width, height;        /* without the border */
+  int border_size;
+  float max_error;
+} nm_contour_set;
+
+/* ---- polygon mesh ---- */
+
+typedef struct nm_polymesh {
+  nm_alloc a;
+  uint16_t *verts;          /* (x, y, z) * nverts [Units: cells] */
+  uint16_t *polys;          /* 2 * nvp per polygon: vertex indices, then neighbour slots
+                             * (NM_MESH_NULL_IDX, 0x8000 | portal dir 0..3 / 0xf, or index) */
+  uint16_t *regs;           /* [npolys] */
+  uint16_t *flags;          /* [npolys] */
+  uint8_t *areas;           /* [npolys] */
+  int nverts, npolys, maxpolys, nvp;
+  float bmin[3], bmax[3];
+  float cs, ch;
+  int border_size;
+  float max_edge_error;
+} nm_polymesh;
+
+/* ---- detail mesh ---- */
+
+typedef struct nm_polymesh_detail {
+  nm_alloc a;
+  uint32_t *meshes;         /* (vert_base, vert_count, tri_base, tri_count) per polygon;
+                             * each polygon's vertices come first in its range */
+  float *verts;             /* (x, y, z) * nverts [Units: wu] */
+  uint8_t *tris;            /* (a, b, c, edge flags) * ntris, indices local to the polygon */
+  int nmeshes, nverts, ntris;
+} nm_polymesh_detail;
+
+/* ---- stages (each file documents its algorithm) ---- */
+
+/* rasterize.c */
+NM_INTERNAL nm_status nm_hf_init(nm_heightfield *hf, const nm_alloc *a, int width, int height,
+                                 const float *bmin, const float *bmax, float cs, float ch);
+NM_INTERNAL void nm_hf_free(nm_heightfield *hf);
+NM_INTERNAL void nm_mark_walkable_triangles(float max_slope_deg, const float *verts, const int *tris,
+                                            int ntris, uint8_t *areas);
+NM_INTERNAL nm_status nm_hf_rasterize(nm_heightfield *hf, const float *verts, const int *tris,
+                                      const uint8_t *areas, int ntris, int merge_climb);
+/* filter.c */
+NM_INTERNAL void nm_hf_filter_low_hanging(nm_heightfield *hf, int walkable_climb);
+NM_INTERNAL void nm_hf_filter_ledges(nm_heightfield *hf, int walkable_height, int walkable_climb);
+NM_INTERNAL void nm_hf_filter_low_height(nm_heightfield *hf, int walkable_height);
+/* compact.c */
+NM_INTERNAL nm_status nm_chf_build(const nm_heightfield *hf, int walkable_height, int walkable_climb,
+                                   const nm_alloc *a, nm_chf *chf);
+NM_INTERNAL void nm_chf_free(nm_chf *chf);
+/* area.c */
+NM_INTERNAL nm_status nm_chf_erode(nm_chf *chf, int radius);
+NM_INTERNAL void nm_chf_mark_convex(nm_chf *chf, const float *verts, int nverts, float hmin, float hmax,
+                                    uint8_t area);
+NM_INTERNAL void nm_chf_mark_box(nm_chf *chf, const float *bmin, const float *bmax, uint8_t area);
+NM_INTERNAL void nm_chf_mark_cylinder(nm_chf *chf, const float *pos, float r, float h, uint8_t area);
+/* distance.c */
+NM_INTERNAL nm_status nm_chf_build_distance(nm_chf *chf);
+/* region.c, region_monotone.c, region_layers.c */
+NM_INTERNAL nm_status nm_chf_regions_watershed(nm_chf *chf, int border, int min_area, int merge_area);
+NM_INTERNAL nm_status nm_chf_regions_monotone(nm_chf *chf, int border, int min_area, int merge_area);
+NM_INTERNAL nm_status nm_chf_regions_layers(nm_chf *chf, int border, int min_area);
+/* contour.c */
+NM_INTERNAL nm_status nm_contours_build(const nm_chf *chf, float max_error, int max_edge_len,
+                                        const nm_alloc *a, nm_contour_set *cset);
+NM_INTERNAL void nm_contours_free(nm_contour_set *cset);
+/* polymesh.c */
+NM_INTERNAL nm_status nm_polymesh_build(const nm_contour_set *cset, int nvp, const nm_alloc *a,
+                                        nm_polymesh *mesh);
+NM_INTERNAL void nm_polymesh_free(nm_polymesh *mesh);
+/* detail.c */
+NM_INTERNAL nm_status nm_detail_build(const nm_polymesh *mesh, const nm_chf *chf, float sample_dist,
+                                      float sample_max_error, const nm_alloc *a,
+                                      nm_polymesh_detail *dmesh);
+NM_INTERNAL void nm_detail_free(nm_polymesh_detail *dmesh);
+
+#endif

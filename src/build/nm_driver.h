@@ -1,0 +1,109 @@
+/* nm_driver.h -- the build driver's own internals: the Recast configuration
+ * derived from nm_build_config, the chunky triangle partition used to pick
+ * the triangles of a tile, the counting allocator, and the per-tile pipeline
+ * run by the tile loop (build.c, chunky.c, tiles.c, pool.c). */
+#ifndef NM_DRIVER_H
+#define NM_DRIVER_H
+
+#include "nm_build.h"
+
+#define NM_CHUNK_TRIS 256       /* triangles per chunk, as RecastDemo */
+#define NM_MAX_TILE_BITS 14     /* RecastDemo's cap on tile bits */
+
+/* The configuration in cells, derived from nm_build_config exactly as
+ * RecastDemo's samples derive rcConfig (single precision). */
+typedef struct nm_rc_config {
+  float cs, ch, walkable_slope;
+  int walkable_height, walkable_climb, walkable_radius;  /* [Units: cells] */
+  int max_edge_len;               /* [Units: cells] */
+  float max_error;                /* [Units: wu] */
+  int min_region_area, merge_region_area;  /* [Units: cells^2] */
+  int nvp;
+  float detail_sample_dist, detail_sample_max_error;   /* [Units: wu] */
+  int partition;
+  int tile_size, border_size;     /* 0, 0 for a solo build */
+  int width, height;              /* voxel grid of one tile (border included) */
+  float bmin[3], bmax[3];         /* build box */
+  int grid_w, grid_h;             /* voxel grid of the whole box */
+  int tiles_x, tiles_y;           /* tile grid (1 x 1 solo) */
+  float tile_world;               /* tile side in wu (tile_size * cs) */
+} nm_rc_config;
+
+/* ---- chunky triangle partition (chunky.c) ---- */
+
+/* A node of the 2-D (X/Z) bounding-volume tree over triangles: a leaf holds
+ * triangles [i, i+n) of nm_chunky.tris; an inner node has i = -(escape). */
+typedef struct nm_chunk_node {
+  float bmin[2], bmax[2];
+  int i, n;
+} nm_chunk_node;
+
+typedef struct nm_chunky {
+  nm_alloc a;
+  nm_chunk_node *nodes;
+  int nnodes, cap_nodes;
+  int *tris;              /* [3 * ntris] triangles in leaf order */
+  int ntris;
+  int max_leaf_tris;      /* most triangles in one leaf */
+} nm_chunky;
+
+NM_INTERNAL nm_status nm_chunky_build(const float *verts, const int *tris, int ntris, int per_chunk,
+                                      const nm_alloc *a, nm_chunky *cm);
+NM_INTERNAL void nm_chunky_free(nm_chunky *cm);
+/* Leaves whose box overlaps [bmin, bmax] (x, z), in tree order: ids[0..cap)
+ * are filled; returns the total count. */
+NM_INTERNAL int nm_chunky_overlapping(const nm_chunky *cm, const float bmin[2], const float bmax[2],
+                                      int *ids, int cap);
+
+/* ---- the build context shared by every tile job (read-only while tiles
+ * are built, except the allocator's counters) ---- */
+
+typedef struct nm_counting_alloc {
+  nm_alloc base;          /* the caller's allocator */
+  size_t cur, peak;       /* bytes live / high-water mark */
+  void *lock;             /* pthread mutex when several threads build */
+} nm_counting_alloc;
+
+typedef struct nm_build_ctx {
+  const nm_build_config *cfg;
+  nm_rc_config rc;
+  const float *verts;
+  int nverts;
+  const int *tris;        /* triangles with area (degenerate ones dropped) */
+  int ntris;
+  nm_chunky chunky;       /* tiled builds only */
+  uint8_t *tri_areas;     /* walkable flag per triangle, in chunky order when
+                           * tiled, in tris order when solo */
+  nm_alloc a;             /* the counting allocator below, as a hook */
+  nm_counting_alloc counter;
+  uint8_t *vol_areas;     /* [nvolumes] Recast area of each volume */
+} nm_build_ctx;
+
+/* What building one tile produced. */
+typedef struct nm_tile_result {
+  nm_status st;
+  nm_diag diag;
+  void *blob;             /* tile blob (ctx allocator), NULL when empty */
+  size_t size;
+  int npolys;
+  nm_build_stats stats;   /* stage times of this tile */
+} nm_tile_result;
+
+/* tiles.c: runs the whole pipeline for tile (tx, ty) (solo: 0, 0). */
+NM_INTERNAL void nm_build_tile(const nm_build_ctx *ctx, int tx, int ty, nm_tile_result *res);
+/* Milliseconds from a monotonic clock (0 where none exists). */
+NM_INTERNAL double nm_clock_ms(void);
+
+/* pool.c: builds every tile of the grid on `threads` threads and adds the
+ * non-empty ones to mesh in grid order, reporting progress. */
+NM_INTERNAL nm_status nm_build_tiles(nm_build_ctx *ctx, nm_navmesh *mesh, nm_diag *diag,
+                                     nm_build_stats *stats);
+
+/* Adds a tile result's counters to a stats record. */
+NM_INTERNAL void nm_stats_add(nm_build_stats *to, const nm_build_stats *from);
+
+/* pool.c: the counting allocator hook (ud = nm_counting_alloc); it also
+ * serialises calls to the caller's allocator when c->lock is set. */
+NM_INTERNAL void *nm_counting_fn(void *ud, void *ptr, size_t osize, size_t nsize);
+
+#endif

@@ -1,0 +1,352 @@
+/* rasterize.c -- triangles to a solid span heightfield.
+ *
+ * Conservative voxelisation as in Recast: each triangle is cut into the
+ * strips of the grid rows (z), each strip into the cells of its row (x) by
+ * Sutherland-Hodgman style splits against one axis-aligned line at a time;
+ * the y extent of every non-empty piece becomes a solid span [smin, smax]
+ * (in cell_height steps) of that column. A new span is merged with every
+ * span of the column it overlaps or touches; when the tops of the two lie
+ * within merge_climb cells the larger area id wins, so a walkable floor is
+ * not hidden by the wall polygon that shares its top.
+ *
+ * Spans come from pools of NM_SPANS_PER_POOL (one allocation per pool, a
+ * free list for merged spans), never one allocation per span. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include "nm_build.h"
+
+/* Vertex capacity of the clip buffers: a triangle cut by two lines per axis
+ * has at most 7 vertices; the rest is slack for rounding. */
+#define CLIP_CAP 12
+
+/* ---- stage: heightfield ---- */
+
+/* Sets up an empty width x height column grid over [bmin, bmax]; only the
+ * column heads are allocated here, spans come later from pools. Refuses
+ * empty grids, non-positive or non-finite cell sizes and bounds. */
+nm_status nm_hf_init(nm_heightfield *hf, const nm_alloc *a, int width, int height,
+                     const float *bmin, const float *bmax, float cs, float ch) {
+  size_t bytes;
+  memset(hf, 0, sizeof *hf);
+  hf->a = nm_alloc_resolve(a);
+  if (width <= 0 || height <= 0 || !(cs > 0) || !(ch > 0) || !isfinite(cs) || !isfinite(ch) ||
+      !nm_isfinite3(bmin) || !nm_isfinite3(bmax))
+    return NM_ERR_PARAM;
+  bytes = nm_mul_size(nm_mul_size((size_t)width, (size_t)height), sizeof(nm_span *));
+  hf->spans = (nm_span **)nm_calloc(&hf->a, bytes);
+  if (!hf->spans) return NM_ERR_NOMEM;
+  hf->width = width;
+  hf->height = height;
+  nm_vcopy(hf->bmin, bmin);
+  nm_vcopy(hf->bmax, bmax);
+  hf->cs = cs;
+  hf->ch = ch;
+  return NM_OK;
+}
+
+/* Frees the pools and the column array; hf may be half built (after a
+ * failed init or rasterization) and may be freed twice. */
+void nm_hf_free(nm_heightfield *hf) {
+  nm_span_pool *p = hf->pools;
+  while (p) {
+    nm_span_pool *next = p->next;
+    nm_free(&hf->a, p, sizeof *p);
+    p = next;
+  }
+  if (hf->spans)
+    nm_free(&hf->a, hf->spans, (size_t)hf->width * (size_t)hf->height * sizeof(nm_span *));
+  hf->spans = NULL;
+  hf->pools = NULL;
+  hf->freelist = NULL;
+}
+
+/* Takes a span from the free list, adding a new pool when it is empty. */
+static nm_span *hf_span_alloc(nm_heightfield *hf) {
+  nm_span *s;
+  if (!hf->freelist) {
+    int i;
+    nm_span_pool *p = (nm_span_pool *)nm_malloc(&hf->a, sizeof *p);
+    if (!p) return NULL;
+    p->next = hf->pools;
+    hf->pools = p;
+    for (i = NM_SPANS_PER_POOL - 1; i >= 0; i--) {
+      p->items[i].next = hf->freelist;
+      hf->freelist = &p->items[i];
+    }
+  }
+  s = hf->freelist;
+  hf->freelist = s->next;
+  return s;
+}
+
+/* Returns a swallowed span to the free list; pools are only freed with the
+ * heightfield, so a merge-heavy column never allocates again. */
+static void hf_span_release(nm_heightfield *hf, nm_span *s) {
+  s->next = hf->freelist;
+  hf->freelist = s;
+}
+
+/* Adds solid span [smin, smax] to column (x, z), swallowing every span it
+ * overlaps or touches. The merged span keeps the larger area id when its top
+ * and the swallowed span's top are within merge_climb cells. */
+static nm_status hf_add_span(nm_heightfield *hf, int x, int z, unsigned smin, unsigned smax,
+                             unsigned area, int merge_climb) {
+  nm_span **link = &hf->spans[x + z * hf->width];
+  nm_span *cur = *link, *ns;
+  while (cur && cur->smax < smin) { /* skip spans wholly below */
+    link = &cur->next;
+    cur = cur->next;
+  }
+  /* Spans are sorted and disjoint; everything from here that starts at or
+   * below the new top is merged into the new span. */
+  while (cur && cur->smin <= smax) { /* swallow overlapping spans */
+    nm_span *next = cur->next;
+    if (cur->smin < smin) smin = cur->smin;
+    if (cur->smax > smax) smax = cur->smax;
+    if (abs((int)smax - (int)cur->smax) <= merge_climb && cur->area > area) area = cur->area;
+    hf_span_release(hf, cur);
+    cur = next;
+  }
+  ns = hf_span_alloc(hf);
+  if (!ns) {
+    *link = cur; /* the swallowed spans are gone; keep the column consistent */
+    return NM_ERR_NOMEM;
+  }
+  ns->smin = smin;
+  ns->smax = smax;
+  ns->area = area;
+  ns->next = cur;
+  *link = ns;
+  return NM_OK;
+}
+
+/* ---- stage: walkable triangles ---- */
+
+/* Walkable when the unit normal's y exceeds cos(max slope); the normal is
+ * e0 x e1 with e0 = v1 - v0 and e1 = v2 - v0, so walkable triangles wind
+ * clockwise seen from above (Recast's convention). Every triangle gets an
+ * answer: NM_NULL_AREA for steep, downward, degenerate and NaN ones. */
+void nm_mark_walkable_triangles(float max_slope_deg, const float *verts, const int *tris,
+                                int ntris, uint8_t *areas) {
+  const float thr = cosf(max_slope_deg / 180.0f * 3.14159265f);
+  int i;
+  for (i = 0; i < ntris; i++) {
+    const float *v0 = &verts[tris[i * 3] * 3], *v1 = &verts[tris[i * 3 + 1] * 3];
+    const float *v2 = &verts[tris[i * 3 + 2] * 3];
+    float e0[3], e1[3], n[3], len;
+    nm_vsub(e0, v1, v0);
+    nm_vsub(e1, v2, v0);
+    n[0] = e0[1] * e1[2] - e0[2] * e1[1];
+    n[1] = e0[2] * e1[0] - e0[0] * e1[2];
+    n[2] = e0[0] * e1[1] - e0[1] * e1[0];
+    len = sqrtf(nm_vlen_sqr(n));
+    /* zero-area or non-finite triangles never become walkable */
+    areas[i] = (len > 0 && isfinite(len) && n[1] * (1.0f / len) > thr) ? NM_WALKABLE_AREA
+                                                                        : NM_NULL_AREA;
+  }
+}
+
+/* ---- stage: rasterization ---- */
+
+/* Splits convex polygon in[n] by the line coordinate[axis] == off into the
+ * part below (lo) and the part above (hi); vertices on the line go to both. */
+static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, int *nhi,
+                       float off, int axis) {
+  float d[CLIP_CAP];
+  int i, j, a = 0, b = 0, below = 0;
+  for (i = 0; i < n; i++) {
+    d[i] = off - in[i * 3 + axis];
+    below += d[i] > 0;
+  }
+  if (below == n) { /* wholly below the line: the common last piece of a row */
+    memcpy(lo, in, sizeof(float) * 3 * (size_t)n);
+    *nlo = n;
+    *nhi = 0;
+    return;
+  }
+  for (i = 0, j = n - 1; i < n; j = i, i++) {
+    if ((d[i] >= 0) != (d[j] >= 0)) { /* edge j -> i crosses the line */
+      const float s = d[j] / (d[j] - d[i]);
+      float p[3];
+      p[0] = in[j * 3 + 0] + (in[i * 3 + 0] - in[j * 3 + 0]) * s;
+      p[1] = in[j * 3 + 1] + (in[i * 3 + 1] - in[j * 3 + 1]) * s;
+      p[2] = in[j * 3 + 2] + (in[i * 3 + 2] - in[j * 3 + 2]) * s;
+      if (a < CLIP_CAP) nm_vcopy(&lo[3 * a++], p);
+      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], p);
+      if (d[i] > 0) {
+        if (a < CLIP_CAP) nm_vcopy(&lo[3 * a++], &in[i * 3]);
+      } else if (d[i] < 0) {
+        if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], &in[i * 3]);
+      }
+    } else {
+      if (d[i] >= 0) {
+        if (a < CLIP_CAP) nm_vcopy(&lo[3 * a++], &in[i * 3]);
+        if (d[i] != 0) continue;
+      }
+      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], &in[i * 3]);
+    }
+  }
+  *nlo = a;
+  *nhi = b;
+}
+
+/* Extends the y range [*lo, *hi] by y. */
+static void y_extend(float y, float *lo, float *hi) {
+  if (y < *lo) *lo = y;
+  if (y > *hi) *hi = y;
+}
+
+/* split_poly along x for the cells of a row: keeps only the part above the
+ * line (the rest of the row) and returns the vertex count and y range of
+ * the part below (the cell piece), which is all its span needs. Same
+ * arithmetic as split_poly, so the same spans. */
+static int split_x(const float *in, int n, float *hi, int *nhi, float off, float *ylo,
+                   float *yhi) {
+  float d[CLIP_CAP];
+  int i, j, a = 0, b = 0, below = 0;
+  *ylo = FLT_MAX;
+  *yhi = -FLT_MAX;
+  for (i = 0; i < n; i++) {
+    d[i] = off - in[i * 3];
+    below += d[i] > 0;
+  }
+  if (below == n) { /* the last cell of the row */
+    for (i = 0; i < n; i++) y_extend(in[i * 3 + 1], ylo, yhi);
+    *nhi = 0;
+    return n;
+  }
+  for (i = 0, j = n - 1; i < n; j = i, i++) {
+    if ((d[i] >= 0) != (d[j] >= 0)) {
+      const float s = d[j] / (d[j] - d[i]);
+      float p[3];
+      p[0] = in[j * 3 + 0] + (in[i * 3 + 0] - in[j * 3 + 0]) * s;
+      p[1] = in[j * 3 + 1] + (in[i * 3 + 1] - in[j * 3 + 1]) * s;
+      p[2] = in[j * 3 + 2] + (in[i * 3 + 2] - in[j * 3 + 2]) * s;
+      a++;
+      y_extend(p[1], ylo, yhi);
+      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], p);
+      if (d[i] > 0) {
+        a++;
+        y_extend(in[i * 3 + 1], ylo, yhi);
+      } else if (d[i] < 0 && b < CLIP_CAP) {
+        nm_vcopy(&hi[3 * b++], &in[i * 3]);
+      }
+    } else {
+      if (d[i] >= 0) {
+        a++;
+        y_extend(in[i * 3 + 1], ylo, yhi);
+        if (d[i] != 0) continue;
+      }
+      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], &in[i * 3]);
+    }
+  }
+  *nhi = b;
+  return a;
+}
+
+/* (int)v clamped to [lo, hi], safe for values far outside int range. */
+static int cell_clamp(float v, int lo, int hi) {
+  if (!(v >= (float)lo)) return lo;
+  if (v >= (float)hi) return hi;
+  return (int)v;
+}
+
+/* Per-call constants of a rasterization. */
+typedef struct rast_ctx {
+  nm_heightfield *hf;
+  float ics, ich, by;
+  int merge_climb;
+} rast_ctx;
+
+/* Adds the span of a cell piece with y range [lo, hi] at column (x, z). */
+static nm_status rast_cell(const rast_ctx *rc, float lo, float hi, int x, int z, unsigned area) {
+  int smin, smax;
+  lo -= rc->hf->bmin[1];
+  hi -= rc->hf->bmin[1];
+  if (hi < 0.0f || lo > rc->by) return NM_OK;
+  if (lo < 0.0f) lo = 0.0f;
+  if (hi > rc->by) hi = rc->by;
+  smin = cell_clamp(floorf(lo * rc->ich), 0, NM_SPAN_MAX_HEIGHT - 1);
+  smax = cell_clamp(ceilf(hi * rc->ich), smin + 1, NM_SPAN_MAX_HEIGHT);
+  return hf_add_span(rc->hf, x, z, (unsigned)smin, (unsigned)smax, area, rc->merge_climb);
+}
+
+/* Cuts one row strip row[n] into cells and adds their spans; row is also
+ * used as scratch. */
+static nm_status rast_row(const rast_ctx *rc, float *row, int n, int z, unsigned area) {
+  const nm_heightfield *hf = rc->hf;
+  float buf[CLIP_CAP * 3];
+  float *rest = row, *other = buf;
+  float minx = row[0], maxx = row[0];
+  int i, x, x0, x1, nc;
+  for (i = 1; i < n; i++) {
+    minx = nm_minf(minx, row[i * 3]);
+    maxx = nm_maxf(maxx, row[i * 3]);
+  }
+  x0 = cell_clamp((minx - hf->bmin[0]) * rc->ics, -1, hf->width);
+  x1 = cell_clamp((maxx - hf->bmin[0]) * rc->ics, -1, hf->width);
+  if (x1 < 0 || x0 >= hf->width) return NM_OK;
+  if (x1 > hf->width - 1) x1 = hf->width - 1;
+  for (x = x0; x <= x1; x++) {
+    float *t, ylo, yhi;
+    nc = split_x(rest, n, other, &n, (hf->bmin[0] + (float)x * hf->cs) + hf->cs, &ylo, &yhi);
+    t = rest;
+    rest = other;
+    other = t;
+    if (nc < 3 || x < 0) continue;
+    if (rast_cell(rc, ylo, yhi, x, z, area) != NM_OK) return NM_ERR_NOMEM;
+  }
+  return NM_OK;
+}
+
+/* Rasterizes one triangle: rows first, then the cells of each row. */
+static nm_status rast_tri(const rast_ctx *rc, const float *v0, const float *v1, const float *v2,
+                          unsigned area) {
+  const nm_heightfield *hf = rc->hf;
+  float tmin[3], tmax[3], buf[3][CLIP_CAP * 3];
+  float *rest = buf[0], *row = buf[1], *other = buf[2];
+  int z, z0, z1, n = 3, nr;
+  nm_vcopy(tmin, v0); nm_vmin(tmin, v1); nm_vmin(tmin, v2);
+  nm_vcopy(tmax, v0); nm_vmax(tmax, v1); nm_vmax(tmax, v2);
+  if (!nm_overlap_bounds(tmin, tmax, hf->bmin, hf->bmax)) return NM_OK;
+  z0 = cell_clamp((tmin[2] - hf->bmin[2]) * rc->ics, -1, hf->height - 1);
+  z1 = cell_clamp((tmax[2] - hf->bmin[2]) * rc->ics, 0, hf->height - 1);
+  nm_vcopy(&rest[0], v0);
+  nm_vcopy(&rest[3], v1);
+  nm_vcopy(&rest[6], v2);
+  /* z0 may be -1: the first cut then trims what lies before the grid.
+   * Cells are cut in order, each cut from the previous remainder, which is
+   * what makes the spans bit-identical to Recast's. */
+  for (z = z0; z <= z1; z++) {
+    float *t;
+    split_poly(rest, n, row, &nr, other, &n, (hf->bmin[2] + (float)z * hf->cs) + hf->cs, 2);
+    t = rest;
+    rest = other;
+    other = t;
+    if (nr < 3 || z < 0) continue;
+    if (rast_row(rc, row, nr, z, area) != NM_OK) return NM_ERR_NOMEM;
+  }
+  return NM_OK;
+}
+
+/* Rasterizes every triangle with its area id; triangles with a NaN or
+ * infinite vertex are skipped, huge ones are clipped to the grid. On
+ * NM_ERR_NOMEM the spans added so far stay (nm_hf_free releases them). */
+nm_status nm_hf_rasterize(nm_heightfield *hf, const float *verts, const int *tris,
+                          const uint8_t *areas, int ntris, int merge_climb) {
+  rast_ctx rc;
+  int i;
+  rc.hf = hf;
+  rc.ics = 1.0f / hf->cs;
+  rc.ich = 1.0f / hf->ch;
+  rc.by = hf->bmax[1] - hf->bmin[1];
+  rc.merge_climb = merge_climb;
+  for (i = 0; i < ntris; i++) {
+    const float *v0 = &verts[tris[i * 3] * 3], *v1 = &verts[tris[i * 3 + 1] * 3];
+    const float *v2 = &verts[tris[i * 3 + 2] * 3];
+    if (!nm_isfinite3(v0) || !nm_isfinite3(v1) || !nm_isfinite3(v2)) continue;
+    if (rast_tri(&rc, v0, v1, v2, areas[i] & 0x3f) != NM_OK) return NM_ERR_NOMEM;
+  }
+  return NM_OK;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tools/bench.sh -- make bench: timings in C and from Lua on ../shared.
+#   BENCH_SECONDS=1 (per timing), SHARED=../shared
+# Runs bench/bench.c (ours, C), bench/detour_bench.cpp (Detour itself, when
+# Debian's librecast-dev is installed: the same files and cases measured on
+# the same machine), bench/bench.lua on Lua 5.4 and LuaJIT, then every extra
+# bench/*_bench.c and bench/*_bench.lua. JSON lines go to build/bench.json.
+set -u
+cd "$(dirname "$0")/.."
+B=build
+SECS=${BENCH_SECONDS:-1}
+SHARED=${SHARED:-../shared}
+JSON=$B/bench.json
+: >"$JSON"
+CFLAGS="-std=c99 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Ibench"
+
+if [ ! -d "$SHARED/navmeshes" ]; then
+  echo "bench: $SHARED not found; the benchmarks need the shared reference meshes"
+  exit 0
+fi
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+gcc $CFLAGS bench/bench.c $B/libnavmesh.a -lm -o $B/bench && $B/bench "$SHARED" "$SECS" 2>>"$JSON"
+echo
+if [ ! -f /usr/include/recastnavigation/DetourNavMeshQuery.h ] && [ "$(id -u)" = 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q librecast-dev >/dev/null 2>&1 || true
+fi
+if [ -f /usr/include/recastnavigation/DetourNavMeshQuery.h ] && command -v g++ >/dev/null; then
+  g++ -O2 -I/usr/include/recastnavigation -Ibench bench/detour_bench.cpp -lDetour -lm -o $B/detour_bench &&
+    $B/detour_bench "$SHARED" "$SECS" 2>>"$JSON"
+else
+  echo "(Detour reference skipped: install librecast-dev and g++ to measure it side by side)"
+fi
+for pair in 5.4:lua5.4 jit:luajit; do
+  v=${pair%%:*}; lua=${pair#*:}
+  if command -v "$lua" >/dev/null && [ -f "$B/$v/navmesh/core.so" ]; then
+    echo
+    LUA_PATH="lua/?.lua;spec/?.lua;;" LUA_CPATH="$B/$v/?.so;;" "$lua" bench/bench.lua "$SHARED" "$SECS" 2>>"$JSON"
+  fi
+done
+for f in bench/*_bench.c; do
+  [ -f "$f" ] || continue
+  n=$(basename "$f" .c)
+  echo
+  gcc $CFLAGS "$f" $B/libnavmesh.a -lm -lpthread -o "$B/$n" && "$B/$n" "$SHARED" "$SECS" 2>>"$JSON"
+done
+# Recast building the same meshes (the yardstick for bench/build_bench.c)
+if [ -f /usr/include/recastnavigation/Recast.h ] && command -v g++ >/dev/null; then
+  echo
+  g++ -O2 -I/usr/include/recastnavigation -Iinclude bench/recast_build_bench.cpp $B/libnavmesh.a \
+    -lRecast -lDetour -lm -o $B/recast_build_bench && $B/recast_build_bench "$SHARED" 2>>"$JSON"
+fi
+for f in bench/*_bench.lua; do
+  [ -f "$f" ] || continue
+  echo
+  LUA_PATH="lua/?.lua;spec/?.lua;examples/?.lua;;" LUA_CPATH="$B/5.4/?.so;;" lua5.4 "$f" "$SHARED" "$SECS" 2>>"$JSON"
+done
+echo
+echo "JSON lines: $JSON"
