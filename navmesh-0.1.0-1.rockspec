@@ -48,6 +48,8 @@ build = {
         "src/mesh/tilebuild.c",
         "src/query/geom.c",
         "src/query/nearest.c",
+        "src/query/optimal.c",
+        "src/query/optimal_expand.c",
         "src/query/path.c",
         "src/query/query.c",
         "src/query/straight.c",
