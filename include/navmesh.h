@@ -40,7 +40,7 @@
  * STATUS
  *   Every fallible function returns nm_status: 0 is NM_OK, negative values
  *   are failures, positive values are success with detail bits (NM_PARTIAL,
- *   NM_TRUNCATED, NM_OUT_OF_NODES), so `if (st < 0)` tests for failure.
+ *   NM_TRUNCATED, NM_OUT_OF_NODES, NM_FALLBACK), so `if (st < 0)` tests for failure.
  *   The core never prints, never aborts and has no global mutable state.
  */
 #ifndef NAVMESH_H

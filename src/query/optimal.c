@@ -19,20 +19,21 @@
  *
  * The corridor returned is the chain of polygons of the goal node's
  * ancestors; the shortest path crosses exactly their portals, so the funnel
- * (straight.c) over it gives that path. Distances are measured in X/Z; an
- * off-mesh connection costs its straight 3-D length. Area costs must be
- * uniform: with others the search falls back to A* (NM_FALLBACK).
+ * (straight.c) over it gives that path. nm_query_path_optimal skips the
+ * funnel: the path's turns are the roots along that chain. Distances are
+ * measured in X/Z; an off-mesh connection costs its straight 3-D length.
+ * Area costs must be uniform: with others the search falls back to A*
+ * (NM_FALLBACK).
  *
- * The scratch space (nodes, open list, root table) lives in the query and
- * grows, doubling, up to 8 nodes per A* node of the query; a warm query
- * allocates nothing. */
+ * The scratch space (nodes, open list, root table, corner cache) lives in
+ * the query, made on first use; nodes grow, doubling, up to 8 per A* node
+ * of the query (at least 4096); a warm query allocates nothing. */
 #include "nm_optimal.h"
 
 #define NM_OPT_NODES_PER_POOL 8u
 #define NM_OPT_MIN_LIMIT 4096u
 #define NM_OPT_FIRST_CAP 1024u
 #define NM_OPT_FIRST_ROOTS 2048u
-#define NM_OPT_NONE 0xffffffffu
 #define NM_OPT_MIN_CORNERS 4096u
 #define NM_OPT_MAX_CORNERS 65536u
 
