@@ -49,6 +49,12 @@ typedef struct nm_opt_root {
   uint32_t stamp;
 } nm_opt_root;
 
+/* An open-list entry: a node index with its keys. */
+typedef struct nm_opt_open {
+  double f, g;
+  uint32_t idx;
+} nm_opt_open;
+
 /* A remembered corner test (see nm_opt_root_key). */
 typedef struct nm_opt_corner {
   uint64_t desc, key;
@@ -60,7 +66,7 @@ typedef struct nm_opt_corner {
  * shrunk) up to `limit` nodes, so warm queries allocate nothing. */
 typedef struct nm_opt {
   nm_opt_node *nodes;
-  uint32_t *heap;            /* open list: node indices, [cap] */
+  nm_opt_open *heap;         /* open list, [hcap] */
   uint32_t count, cap, hcap, limit, hsize;
   nm_opt_root *roots;        /* [rmask + 1] */
   uint32_t rmask, rcount, stamp;

@@ -44,7 +44,7 @@ void nm_opt_free(nm_query *q) {
   nm_opt *s = q->opt;
   if (!s) return;
   nm_free(&q->alloc, s->nodes, (size_t)s->cap * sizeof(nm_opt_node));
-  nm_free(&q->alloc, s->heap, (size_t)s->hcap * sizeof(uint32_t));
+  nm_free(&q->alloc, s->heap, (size_t)s->hcap * sizeof(nm_opt_open));
   nm_free(&q->alloc, s->roots, ((size_t)s->rmask + 1) * sizeof(nm_opt_root));
   nm_free(&q->alloc, s->corners, ((size_t)s->cmask + 1) * sizeof(nm_opt_corner));
   nm_free(&q->alloc, s->cor, (size_t)s->ccap * sizeof(nm_polyref));
@@ -62,7 +62,7 @@ static nm_opt *opt_scratch(nm_query *q) {
   if (s->limit < NM_OPT_MIN_LIMIT) s->limit = NM_OPT_MIN_LIMIT;
   s->cap = s->hcap = NM_OPT_FIRST_CAP;
   s->nodes = (nm_opt_node *)nm_malloc(&q->alloc, (size_t)s->cap * sizeof(nm_opt_node));
-  s->heap = (uint32_t *)nm_malloc(&q->alloc, (size_t)s->cap * sizeof(uint32_t));
+  s->heap = (nm_opt_open *)nm_malloc(&q->alloc, (size_t)s->cap * sizeof(nm_opt_open));
   s->rmask = NM_OPT_FIRST_ROOTS - 1;
   s->roots = (nm_opt_root *)nm_calloc(&q->alloc, (size_t)NM_OPT_FIRST_ROOTS * sizeof(nm_opt_root));
   s->cmask = nm_next_pow2(q->pool.max * 2 < NM_OPT_MIN_CORNERS ? NM_OPT_MIN_CORNERS
@@ -82,9 +82,9 @@ static int opt_grow(nm_query *q, nm_opt *s) {
   void *p;
   if (ncap <= s->cap) return 0;
   if (s->hcap < ncap) {
-    p = nm_realloc(&q->alloc, s->heap, (size_t)s->hcap * sizeof(uint32_t), (size_t)ncap * sizeof(uint32_t));
+    p = nm_realloc(&q->alloc, s->heap, (size_t)s->hcap * sizeof(nm_opt_open), (size_t)ncap * sizeof(nm_opt_open));
     if (!p) return 0;
-    s->heap = (uint32_t *)p;
+    s->heap = (nm_opt_open *)p;
     s->hcap = ncap;
   }
   p = nm_realloc(&q->alloc, s->nodes, (size_t)s->cap * sizeof(nm_opt_node),
@@ -179,30 +179,35 @@ static int root_stale(nm_opt_ctx *c, const nm_opt_node *n) {
   return r->stamp == c->s->stamp && n->g > r->g + 1e-12 * r->g;
 }
 
-/* ---- open list: a binary heap of node indices by f, then larger g ---- */
+/* ---- open list: a binary heap by f, then larger g ----
+ * Entries carry their keys, so sifting never touches the (large) nodes. */
 
-static int node_before(const nm_opt_node *a, const nm_opt_node *b) {
+static int entry_before(const nm_opt_open *a, const nm_opt_open *b) {
   return a->f < b->f || (a->f == b->f && a->g > b->g);
 }
 
 static void heap_push(nm_opt *s, uint32_t idx) {
+  nm_opt_open e;
   uint32_t i = s->hsize++;
+  e.f = s->nodes[idx].f;
+  e.g = s->nodes[idx].g;
+  e.idx = idx;
   while (i > 0) {
     const uint32_t parent = (i - 1) / 2;
-    if (!node_before(&s->nodes[idx], &s->nodes[s->heap[parent]])) break;
+    if (!entry_before(&e, &s->heap[parent])) break;
     s->heap[i] = s->heap[parent];
     i = parent;
   }
-  s->heap[i] = idx;
+  s->heap[i] = e;
 }
 
 static uint32_t heap_pop(nm_opt *s) {
-  const uint32_t top = s->heap[0], last = s->heap[--s->hsize];
+  const uint32_t top = s->heap[0].idx;
+  const nm_opt_open last = s->heap[--s->hsize];
   uint32_t i = 0, child = 1;
   while (child < s->hsize) {
-    if (child + 1 < s->hsize && node_before(&s->nodes[s->heap[child + 1]], &s->nodes[s->heap[child]]))
-      child++;
-    if (!node_before(&s->nodes[s->heap[child]], &s->nodes[last])) break;
+    if (child + 1 < s->hsize && entry_before(&s->heap[child + 1], &s->heap[child])) child++;
+    if (!entry_before(&s->heap[child], &last)) break;
     s->heap[i] = s->heap[child];
     i = child;
     child = 2 * i + 1;
