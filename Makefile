@@ -38,12 +38,15 @@ $(LIB): $(OBJ)
 	@mkdir -p $(B)
 	rm -f $@ && ar rcs $@ $(OBJ)
 
-# One module per Lua: the binding compiled against that Lua's headers,
-# linked with the core; never linked against liblua.
+# One module per Lua: the binding (src/lua/*.c: lnavmesh.c and the shared-mesh
+# registry) compiled against that Lua's headers, linked with the core; never
+# linked against liblua.
+BINDING := $(wildcard src/lua/*.c)
+BINDING_H := $(wildcard src/lua/*.h)
 define lua_module
-$(B)/$(1)/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h include/navmesh.h $(LIB)
+$(B)/$(1)/navmesh/core.so: $(BINDING) $(BINDING_H) include/navmesh.h $(LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) src/lua/lnavmesh.c $(LIB) -lm -lpthread -o $$@
+	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) $(BINDING) $(LIB) -lm -lpthread -o $$@
 endef
 $(foreach l,$(FOUND_LUAS),$(eval $(call lua_module,$(word 1,$(subst :, ,$(l))),$(word 2,$(subst :, ,$(l))))))
 ifneq ($(LUA_INCDIR),)
@@ -87,9 +90,9 @@ $(B)/asan/tests/%: spec/c/%.c $(wildcard spec/c/*.h) $(B)/asan/libnavmesh.a
 
 # The Lua 5.4 module with sanitizers, loaded into a stock lua5.4 with the
 # sanitizer runtime preloaded (see tools/test.sh).
-$(B)/asan/5.4/navmesh/core.so: src/lua/lnavmesh.c src/lua/compat.h $(B)/asan/libnavmesh.a
+$(B)/asan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/asan/libnavmesh.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared src/lua/lnavmesh.c $(B)/asan/libnavmesh.a -lm -lpthread -o $@
+	$(CC) $(CFLAGS_CORE) $(SAN) -I/usr/include/lua5.4 -shared $(BINDING) $(B)/asan/libnavmesh.a -lm -lpthread -o $@
 
 test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 .PHONY: test-build
@@ -97,3 +100,39 @@ test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 rockspec:
 	lua5.4 tools/update-rockspec.lua
 .PHONY: rockspec
+
+# ---- ThreadSanitizer: the shared-mesh host test (spec/c/threads) ----
+# A host program linked with liblua5.4 runs eight Lua states on eight
+# threads over one shared mesh; it, the core and the 5.4 module are all
+# built with -fsanitize=thread (see tools/test.sh, suite c-threads-tsan).
+TSAN     := -fsanitize=thread -fno-omit-frame-pointer
+TSANOBJ  := $(patsubst src/%.c,$(B)/tsan/obj/%.o,$(SRC))
+LUA54_INC ?= /usr/include/lua5.4
+LUA54_LIB ?= -llua5.4
+
+$(B)/tsan/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) $(TSAN) -c $< -o $@
+
+$(B)/tsan/libnavmesh.a: $(TSANOBJ)
+	rm -f $@ && ar rcs $@ $(TSANOBJ)
+
+$(B)/tsan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/tsan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) $(TSAN) -I$(LUA54_INC) -shared $(BINDING) $(B)/tsan/libnavmesh.a -lm -pthread -o $@
+
+$(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) -I$(LUA54_INC) $< $(LUA54_LIB) -lm -pthread -o $@
+
+test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads
+
+# ---- 1 vs 2 threads on one shared mesh (bench/threads.c) ----
+$(B)/bench/threads: bench/threads.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -I$(LUA54_INC) $< $(LIB) $(LUA54_LIB) -lm -pthread -o $@
+
+BENCH_SECONDS ?= 2
+bench-threads: all $(B)/bench/threads
+	$(B)/bench/threads "lua/?.lua;examples/?.lua" "$(B)/5.4/?.so" $(BENCH_SECONDS) 3
+.PHONY: bench-threads

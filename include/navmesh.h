@@ -194,6 +194,13 @@ enum { NM_FORMAT_MSET = 1, NM_FORMAT_NATIVE = 2 };
 NM_API nm_status nm_navmesh_save(const nm_navmesh *mesh, int format, void **bytes, size_t *len);
 NM_API void nm_free_bytes(const nm_navmesh *mesh, void *bytes, size_t len);
 
+/* Copies a navmesh into memory from alloc (NULL = malloc): same parameters,
+ * tiles, polygon references, flags, areas and links (so the same query
+ * answers), equal to loading a saved image in our own format. Works on
+ * mapped and frozen meshes; the copy is not frozen. *out owned by the caller
+ * (release). ERR_NOMEM (nothing is left allocated), ERR_PARAM for NULLs. */
+NM_API nm_status nm_navmesh_copy(const nm_navmesh *mesh, const nm_alloc *alloc, nm_navmesh **out);
+
 NM_API void nm_navmesh_retain(nm_navmesh *mesh);
 NM_API void nm_navmesh_release(nm_navmesh *mesh);
 

@@ -228,6 +228,19 @@ describe("progress callback", function()
     assert.truthy(mesh)
     assert.equal(25, n)
   end)
+  it("may collect garbage: the inputs stay alive during the build", function()
+    local ref = navmesh.build(s.vertices, s.triangles, { tileSize = 16 }):saveString()
+    for _, threads in ipairs { 1, 2 } do
+      local v, t = {}, {}
+      for i = 1, #s.vertices do v[i] = s.vertices[i] end
+      for i = 1, #s.triangles do t[i] = s.triangles[i] end
+      local mesh = navmesh.build(v, t, { tileSize = 16, threads = threads, progress = function()
+        collectgarbage()
+        collectgarbage()
+      end })
+      assert.equal(ref, mesh:saveString())
+    end
+  end)
   it("cancels the build by raising; the error comes through", function()
     for _, threads in ipairs { 1, 2 } do
       local n = 0

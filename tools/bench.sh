@@ -56,5 +56,11 @@ for f in bench/*_bench.lua; do
   echo
   LUA_PATH="lua/?.lua;spec/?.lua;examples/?.lua;;" LUA_CPATH="$B/5.4/?.so;;" lua5.4 "$f" "$SHARED" "$SECS" 2>>"$JSON"
 done
+# 1 vs 2 threads on one shared mesh: Lua 5.4 states opening it by name, and
+# the core directly (bench/threads.c, also `make bench-threads`).
+if make -s "$B/bench/threads" >/dev/null 2>&1 && [ -f "$B/5.4/navmesh/core.so" ]; then
+  echo
+  "$B/bench/threads" "lua/?.lua;examples/?.lua" "$B/5.4/?.so" "$SECS" 3 2>>"$JSON"
+fi
 echo
 echo "JSON lines: $JSON"

@@ -65,6 +65,15 @@ for pair in 5.4:lua5.4 jit:luajit 5.1:lua5.1 5.3:lua5.3; do
   fi
 done
 
+# ---- hosts (issue 4): how the module is linked, nginx + lua-nginx-module,
+# eight Lua 5.4 states on eight threads over one shared mesh under TSan ----
+run_suite "hosts-build" bash spec/hosts/build_test.sh
+run_suite "hosts-nginx" bash spec/hosts/nginx_test.sh
+TSAN_RUN=""
+command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null && TSAN_RUN="setarch $(uname -m) -R"
+run_suite "c-threads-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
+  "$B/tsan/tests/test_threads" "lua/?.lua;examples/?.lua" "$B/tsan/5.4/?.so"
+
 # ---- the Lua suite again with a sanitized module (ASan + UBSan preloaded) ----
 ASAN_RT=$(gcc -print-file-name=libasan.so)
 UBSAN_RT=$(gcc -print-file-name=libubsan.so)

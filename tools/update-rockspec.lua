@@ -11,7 +11,9 @@ p = io.popen("ls src/core/*.c src/mesh/*.c src/query/*.c src/build/*.c 2>/dev/nu
 for line in p:lines() do files[#files + 1] = line end
 p:close()
 table.sort(files)
-files[#files + 1] = "src/lua/lnavmesh.c"
+p = io.popen("ls src/lua/*.c") -- the binding: lnavmesh.c, registry.c (shared meshes)
+for line in p:lines() do files[#files + 1] = line end
+p:close()
 local list = {}
 for _, f2 in ipairs(files) do list[#list + 1] = ('        "%s",'):format(f2) end
 local out, n = text:gsub("(sources = {\n).-(\n      },)", function(a, b)

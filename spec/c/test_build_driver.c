@@ -109,6 +109,9 @@ TEST(bad_configs_are_refused_before_allocating) {
   nm_build_config_init(&c); c.agent_radius = 100; expect_param(&s, &c, "agentRadius");
   nm_build_config_init(&c); c.cell_size = 1e-5f; c.agent_radius = 0; expect_param(&s, &c, "cellSize");
   nm_build_config_init(&c); c.memory_limit = 4096; expect_param(&s, &c, "cellSize");
+  /* 40000 x 40000 cells in one tile: more than 32767 per side */
+  nm_build_config_init(&c); c.cell_size = 0.0003f; c.agent_radius = 0; c.memory_limit = (size_t)1 << 40;
+  expect_param(&s, &c, "cellSize");
   nm_build_config_init(&c); c.tile_size = 1; c.cell_size = 0.01f; c.memory_limit = (size_t)1 << 40;
   expect_param(&s, &c, "tileSize");   /* 1200 x 1200 tiles */
 }

@@ -13,6 +13,9 @@
 
 #define NM_DEFAULT_MEMORY_LIMIT ((size_t)4 << 30)
 #define NM_BYTES_PER_COLUMN 24   /* heightfield column head + compact cell + flags */
+/* Cell coordinates of one tile must fit the poly mesh's 16-bit vertices, and
+ * squared lengths of edges across the tile must fit an int. */
+#define NM_MAX_GRID_SIDE 32767
 
 void nm_build_config_init(nm_build_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -240,6 +243,10 @@ static nm_status derive_grid(const nm_build_config *c, nm_rc_config *rc, nm_diag
     rc->width = rc->grid_w;
     rc->height = rc->grid_h;
     columns = gw * gh;
+    if (rc->width > NM_MAX_GRID_SIDE || rc->height > NM_MAX_GRID_SIDE)
+      return nm_diag_set(d, NM_ERR_PARAM, "cellSize",
+                         "voxel grid of %d x %d cells: at most %d per side in one tile; raise cellSize or set tileSize",
+                         rc->width, rc->height, NM_MAX_GRID_SIDE);
   }
   if (columns * NM_BYTES_PER_COLUMN > limit)
     return nm_diag_set(d, NM_ERR_PARAM, "cellSize",

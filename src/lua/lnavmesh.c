@@ -13,6 +13,7 @@
 #include <string.h>
 #include "navmesh.h"
 #include "compat.h"
+#include "registry.h"
 
 #define LNM_MESH "navmesh.NavMesh"
 #define LNM_FILTER "navmesh.Filter"
@@ -31,6 +32,7 @@ typedef struct lnm_mesh {
   uint8_t *flags;
   nm_polyref *refs;
   int pts_cap;
+  int sysmem;          /* mesh is in system memory: shared or opened (registry.c) */
 } lnm_mesh;
 
 /* ---- small helpers ---- */
@@ -1163,6 +1165,109 @@ static int lnm_mesh_set_area(lua_State *L) {
   return 0;
 }
 
+/* ---- sharing across Lua states and threads (registry.c) ----
+ * mesh:share(name) publishes a frozen copy of the mesh in system memory (a
+ * mesh in a Lua state's memory cannot outlive that state, and LuaJIT's
+ * allocator is not thread-safe); the sharing handle moves onto the copy.
+ * navmesh.open(name) gives a new handle on the same data with its own query
+ * state, allocated from the opening state. */
+
+/* A shared-mesh name argument: a string of 1 to LNM_REG_MAX_NAME bytes. */
+static const char *check_name(lua_State *L, int idx, size_t *len) {
+  const char *name = luaL_checklstring(L, idx, len);
+  if (*len == 0 || *len > LNM_REG_MAX_NAME) luaL_argerror(L, idx, "name must be 1 to 255 bytes");
+  return name;
+}
+
+/* A frozen copy of mesh in system memory with the same polygon references.
+ * Freezing makes the lazily derived data (islands) now, before other threads
+ * can read it; if that fails the copy is dropped. */
+static nm_status copy_to_system(const nm_navmesh *mesh, nm_navmesh **out) {
+  nm_status st = nm_navmesh_copy(mesh, lnm_registry_alloc(), out);
+  if (st >= 0 && (st = nm_navmesh_freeze(*out)) < 0) {
+    nm_navmesh_release(*out);
+    *out = NULL;
+  }
+  return st;
+}
+
+/* mesh:share(name [, {replace = true}]) -> true | nil, msg, "ERR_EXISTS" */
+static int lnm_mesh_share(lua_State *L) {
+  static const char *const keys[] = {"replace", NULL};
+  lnm_mesh *h = check_mesh(L, 1);
+  size_t len;
+  const char *name = check_name(L, 2, &len);
+  int t = opt_table(L, 3, keys), replace = 0, rc;
+  nm_navmesh *copy = NULL;
+  nm_query *q = NULL;
+  nm_status st;
+  if (t) {
+    lua_getfield(L, t, "replace");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) luaL_error(L, "bad option 'replace' (boolean expected)");
+    replace = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  if (!h->sysmem) {
+    if ((st = copy_to_system(h->mesh, &copy)) < 0) raise_status(L, "share", st, NULL);
+    if ((st = nm_query_new(copy, h->max_nodes, &h->alloc, &q)) < 0) {
+      nm_navmesh_release(copy);
+      raise_status(L, "share", st, NULL);
+    }
+  }
+  rc = lnm_registry_put(name, len, copy ? copy : h->mesh, replace);
+  if (rc != LNM_REG_OK) {
+    nm_query_free(q);
+    nm_navmesh_release(copy);
+    if (rc == LNM_REG_NOMEM) luaL_error(L, "share: not enough memory");
+    lua_pushnil(L);
+    lua_pushfstring(L, "share: a navmesh is already shared as '%s'", name);
+    lua_pushliteral(L, "ERR_EXISTS");
+    return 3;
+  }
+  if (copy) { /* the handle moves onto the shared copy */
+    nm_query_free(h->q);
+    nm_navmesh_release(h->mesh);
+    h->q = q;
+    h->mesh = copy;
+    h->sysmem = 1;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* navmesh.open(name [, opts]) -> handle | nil, msg, "ERR_NOT_FOUND" */
+static int lnm_open(lua_State *L) {
+  size_t len;
+  const char *name = check_name(L, 1, &len);
+  int t = opt_table(L, 2, handle_opts), nodes = opt_max_nodes(L, t);
+  lnm_mesh *h = new_handle(L);
+  nm_navmesh *mesh = lnm_registry_open(name, len);
+  if (!mesh) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "open: no navmesh is shared as '%s'", name);
+    lua_pushliteral(L, "ERR_NOT_FOUND");
+    return 3;
+  }
+  h->sysmem = 1;
+  handle_attach(L, h, mesh, nodes);
+  return 1;
+}
+
+/* navmesh.unshare(name) -> true if the name was shared, else false. Open
+ * handles keep the data; it is freed when the last one closes. */
+static int lnm_unshare(lua_State *L) {
+  size_t len;
+  const char *name = check_name(L, 1, &len);
+  lua_pushboolean(L, lnm_registry_remove(name, len));
+  return 1;
+}
+
+/* navmesh.sharedBytes() -> bytes held by shared meshes, process-wide */
+static int lnm_shared_bytes(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)lnm_registry_bytes());
+  return 1;
+}
+
 /* ==== building from triangles: navmesh.build, navmesh.buildObj,
  * navmesh.parseObj (the build driver's block; the core is src/build/) ==== */
 
@@ -1354,7 +1459,7 @@ static void read_build_config(lua_State *L, int idx, int keep, nm_build_config *
   field_bounds(L, idx, c);
   read_volumes(L, idx, keep, c);
   c->offmesh = field_offmesh(L, idx, &c->noffmesh);
-  lua_rawseti(L, keep, (int)lua_rawlen(L, keep) + 1); /* the off-mesh scratch block */
+  if (c->offmesh) lua_rawseti(L, keep, (int)lua_rawlen(L, keep) + 1); /* its scratch block, pushed */
   lua_getfield(L, idx, "progress");
   if (!lua_isnil(L, -1)) {
     if (!lua_isfunction(L, -1)) luaL_error(L, "bad option 'progress' (function expected)");
@@ -1566,6 +1671,7 @@ static const luaL_Reg mesh_methods[] = {
   {"getPolyArea", lnm_mesh_get_area},
   {"setPolyFlags", lnm_mesh_set_flags},
   {"setPolyArea", lnm_mesh_set_area},
+  {"share", lnm_mesh_share},
   {NULL, NULL}
 };
 
@@ -1582,6 +1688,9 @@ static const luaL_Reg module_funcs[] = {
   {"new", lnm_new},
   {"fromPolygons", lnm_from_polygons},
   {"filter", lnm_filter_new},
+  {"open", lnm_open},
+  {"unshare", lnm_unshare},
+  {"sharedBytes", lnm_shared_bytes},
   {"build", lnm_build},
   {"buildObj", lnm_build_obj},
   {"parseObj", lnm_parse_obj},

@@ -1,0 +1,112 @@
+--- navapp: the navmesh HTTP handler of the OpenResty example.
+--
+--   GET /path?sx=&sy=&sz=&ex=&ey=&ez=
+--     200 {"points":[x,y,z, ...],"partial":false}
+--     400 {"error":"sx: finite number expected"}       bad or missing parameter
+--     404 {"error":"path: start: ...","code":"ERR_NO_POLY"}  no polygon / no path
+--   GET /thread-path?...  the same answer computed in an ngx.run_worker_thread
+--     thread, which has its own Lua VM and opens the shared mesh by name.
+--
+-- The mesh is built and shared once in init_by_lua (the master, before the
+-- workers fork); each worker opens its own handle (its own query state) in
+-- init_worker_by_lua. The pure part (check_args, answer, handle) needs no
+-- nginx: the host test runs it in plain luajit to get the expected bodies.
+local navmesh = require "navmesh"
+
+local M = {}
+
+local PARAMS = { "sx", "sy", "sz", "ex", "ey", "ez" }
+
+-- JSON string literal (the messages we send are plain ASCII, but quote
+-- whatever could break the document).
+local function json_string(s)
+  return '"' .. tostring(s):gsub('[%c"\\]', function(c)
+    return ("\\u%04x"):format(c:byte())
+  end) .. '"'
+end
+
+local function json_error(status, msg, code)
+  local body = '{"error":' .. json_string(msg)
+  if code then body = body .. ',"code":' .. json_string(code) end
+  return status, body .. "}"
+end
+
+--- Query parameters (the table ngx.req.get_uri_args() returns) as six
+-- numbers, or nil and a message saying which parameter is wrong.
+function M.check_args(args)
+  local q = {}
+  for i, k in ipairs(PARAMS) do
+    local v = args[k]
+    if v == nil then return nil, k .. ": missing" end
+    if type(v) ~= "string" then return nil, k .. ": one value expected" end
+    local n = tonumber(v)
+    if not n or n ~= n or n == math.huge or n == -math.huge then
+      return nil, k .. ": finite number expected"
+    end
+    q[i] = n
+  end
+  return q
+end
+
+--- status, JSON body for one query on mesh.
+function M.answer(mesh, q)
+  local pts, partial, code = mesh:path(q[1], q[2], q[3], q[4], q[5], q[6])
+  if not pts then return json_error(404, partial, code) end
+  local nums = {}
+  for i = 1, #pts do nums[i] = ("%.9g"):format(pts[i]) end
+  return 200, '{"points":[' .. table.concat(nums, ",") .. '],"partial":' .. tostring(partial) .. "}"
+end
+
+--- status, JSON body for a request's arguments.
+function M.handle(mesh, args)
+  local q, err = M.check_args(args)
+  if not q then return json_error(400, err) end
+  return M.answer(mesh, q)
+end
+
+-- ---- nginx glue ----
+
+local worker_mesh
+
+--- init_worker_by_lua: this worker's handle on the shared mesh.
+function M.init_worker(name)
+  worker_mesh = assert(navmesh.open(name))
+end
+
+local function respond(status, body)
+  ngx.status = status
+  ngx.header.content_type = "application/json"
+  ngx.header["X-Worker-Pid"] = ngx.worker.pid()
+  ngx.say(body)
+end
+
+--- content_by_lua of /path
+function M.serve_path()
+  respond(M.handle(worker_mesh, ngx.req.get_uri_args()))
+end
+
+local thread_meshes = {} -- per worker-thread VM: name -> handle
+
+--- Runs inside an ngx.run_worker_thread VM (no ngx API there): opens the
+-- shared mesh by name once per VM and answers one query.
+function M.thread_answer(name, sx, sy, sz, ex, ey, ez)
+  local mesh = thread_meshes[name]
+  if not mesh then
+    mesh = assert(navmesh.open(name))
+    thread_meshes[name] = mesh
+  end
+  return M.answer(mesh, { sx, sy, sz, ex, ey, ez })
+end
+
+--- content_by_lua of /thread-path: the query runs on a thread of the
+-- "navmesh" thread_pool.
+function M.serve_thread_path(name)
+  local q, err = M.check_args(ngx.req.get_uri_args())
+  if not q then return respond(json_error(400, err)) end
+  local ok, status, body = ngx.run_worker_thread("navmesh", "navapp", "thread_answer", name,
+                                                 q[1], q[2], q[3], q[4], q[5], q[6])
+  if not ok then return respond(json_error(500, "worker thread: " .. tostring(status))) end
+  respond(status, body)
+end
+
+return M

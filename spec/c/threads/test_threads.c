@@ -1,0 +1,225 @@
+/* test_threads.c -- one shared navmesh, eight Lua states on eight threads.
+ *
+ * The shape of a Skynet server: one process, many Lua states ("services"),
+ * each run by whichever OS thread the scheduler picks, all reading one map.
+ * The main state builds a level (examples/gridlevel.lua), shares it and
+ * records its answers to fixed queries. Eight threads each make their own
+ * lua_State (Lua 5.4), require "navmesh", open the mesh by name and answer
+ * the same queries (path, nearest polygons and whether they are on one
+ * island) in rounds (open, query, close), while the main thread
+ * keeps publishing fresh copies of the level under the same name. Every
+ * answer must equal the main state's, and the shared data must be gone once
+ * the name is dropped and the last handle closed. Built with the module and
+ * the core under ThreadSanitizer, which fails the run on any data race.
+ * Usage: test_threads <package.path> <package.cpath> */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <time.h>
+#include "lua.h"
+#include "lauxlib.h"
+#include "lualib.h"
+
+#define NTHREADS 8
+#define NQUERIES 1000 /* per thread */
+#define NROUNDS 10    /* open/close cycles per thread */
+#define NAME "threads-level"
+
+static const char *lua_path, *lua_cpath;
+
+/* Builds the level, shares it and returns the answers to the queries. */
+#define ANSWER_FN                                                                 \
+  "local function answer(h, q)\n"                                                \
+  "  local a = h:findNearestPoly(q[1], q[2], q[3])\n"                            \
+  "  local b = h:findNearestPoly(q[4], q[5], q[6])\n"                            \
+  "  local reach = a and b and tostring(h:isReachable(a, b)) or '-'\n"           \
+  "  return g.answer(h, q) .. ' reachable ' .. reach\n"                          \
+  "end\n"
+
+static const char *const main_code =
+    "local name, n = ...\n"
+    "local navmesh, g = require 'navmesh', require 'gridlevel'\n" ANSWER_FN
+    "sharer = assert(g.build(navmesh))\n"
+    "assert(sharer:share(name))\n"
+    "local out = {}\n"
+    "for i, q in ipairs(g.queries(n)) do out[i] = answer(sharer, q) end\n"
+    "return table.concat(out, '\\n')\n";
+
+/* One thread's work: rounds of open, answer a share of the queries, close. */
+static const char *const worker_code =
+    "local name, n, rounds = ...\n"
+    "local navmesh, g = require 'navmesh', require 'gridlevel'\n" ANSWER_FN
+    "local qs, out, i = g.queries(n), {}, 0\n"
+    "for _ = 1, rounds do\n"
+    "  local h = assert(navmesh.open(name, { maxNodes = 2048 }))\n"
+    "  assert(h:info().readOnly)\n"
+    "  for _ = 1, n // rounds do i = i + 1; out[i] = answer(h, qs[i]) end\n"
+    "  h:close()\n"
+    "end\n"
+    "return table.concat(out, '\\n')\n";
+
+/* A new version of the level under the same name. */
+static const char *const republish_code =
+    "local name = ...\n"
+    "local navmesh, g = require 'navmesh', require 'gridlevel'\n"
+    "local m = assert(g.build(navmesh))\n"
+    "assert(m:share(name, { replace = true }))\n"
+    "m:close()\n";
+
+/* Drops everything the main state holds; returns the bytes still shared. */
+static const char *const finish_code =
+    "local name = ...\n"
+    "local navmesh = require 'navmesh'\n"
+    "sharer:close(); sharer = nil\n"
+    "assert(navmesh.unshare(name))\n"
+    "collectgarbage(); collectgarbage()\n"
+    "return navmesh.sharedBytes()\n";
+
+typedef struct worker {
+  pthread_t thread;
+  int id;
+  char *answers; /* malloc'd result, NULL on error */
+  char err[256];
+} worker;
+
+static int workers_done; /* __atomic: threads finished */
+static int tap_n, tap_failed;
+
+/* A fresh state with the standard libraries and the module's paths. */
+static lua_State *new_state(void) {
+  lua_State *L = luaL_newstate();
+  if (!L) return NULL;
+  luaL_openlibs(L);
+  lua_getglobal(L, "package");
+  lua_pushstring(L, lua_path);
+  lua_setfield(L, -2, "path");
+  lua_pushstring(L, lua_cpath);
+  lua_setfield(L, -2, "cpath");
+  lua_pop(L, 1);
+  return L;
+}
+
+/* Runs code with a string argument and two integers; leaves one result.
+ * On error copies the message into err and returns 0. */
+static int run(lua_State *L, const char *code, int a, int b, char *err, size_t errlen) {
+  if (luaL_loadstring(L, code) != LUA_OK) goto fail;
+  lua_pushstring(L, NAME);
+  lua_pushinteger(L, a);
+  lua_pushinteger(L, b);
+  if (lua_pcall(L, 3, 1, 0) != LUA_OK) goto fail;
+  return 1;
+fail:
+  snprintf(err, errlen, "%s", lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return 0;
+}
+
+/* A copy of the string on top of the stack (popped). */
+static char *pop_string(lua_State *L) {
+  size_t len;
+  const char *s = lua_tolstring(L, -1, &len);
+  char *copy = s ? (char *)malloc(len + 1) : NULL;
+  if (copy) memcpy(copy, s, len + 1);
+  lua_pop(L, 1);
+  return copy;
+}
+
+static void *worker_main(void *arg) {
+  worker *w = (worker *)arg;
+  lua_State *L = new_state();
+  if (!L) {
+    snprintf(w->err, sizeof w->err, "cannot create a Lua state");
+  } else {
+    if (run(L, worker_code, NQUERIES, NROUNDS, w->err, sizeof w->err)) w->answers = pop_string(L);
+    lua_close(L);
+  }
+  __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+/* Publishes new versions of the level until every worker is done. */
+static int republish_until_done(lua_State *L, char *err, size_t errlen) {
+  const struct timespec pause = {0, 20 * 1000 * 1000};
+  int n = 0;
+  while (__atomic_load_n(&workers_done, __ATOMIC_ACQUIRE) < NTHREADS) {
+    if (!run(L, republish_code, 0, 0, err, errlen)) return -1;
+    lua_pop(L, 1);
+    n++;
+    nanosleep(&pause, NULL);
+  }
+  return n;
+}
+
+/* The first line where got and want differ, for the failure report. */
+static const char *first_difference(const char *got, const char *want, char *buf, size_t len) {
+  int line = 1;
+  const char *g = got, *w = want;
+  for (; *g && *g == *w; g++, w++)
+    if (*g == '\n') line++;
+  snprintf(buf, len, "answer %d differs: got \"%.60s\" want \"%.60s\"", line, g, w);
+  return buf;
+}
+
+/* Prints one TAP line "ok N - ..." / "not ok N - ..." (+ why). */
+static void report(int ok, const char *fmt, int arg, const char *detail) {
+  tap_n++;
+  if (!ok) tap_failed++;
+  printf("%sok %d - ", ok ? "" : "not ", tap_n);
+  printf(fmt, arg);
+  printf("\n");
+  if (!ok && detail) printf("#   %s\n", detail);
+  fflush(stdout);
+}
+
+static int tap_done(void) {
+  printf("1..%d\n", tap_n);
+  return tap_failed ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  static worker w[NTHREADS];
+  char err[256] = "";
+  char *want = NULL;
+  lua_State *L;
+  int i, republished;
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s <package.path> <package.cpath>\n", argv[0]);
+    return 2;
+  }
+  lua_path = argv[1];
+  lua_cpath = argv[2];
+  L = new_state();
+  if (L && run(L, main_code, NQUERIES, 0, err, sizeof err)) want = pop_string(L);
+  report(want != NULL, "main state builds and shares the level, answers %d queries", NQUERIES, err);
+  if (!want) return tap_done();
+  for (i = 0; i < NTHREADS; i++) {
+    w[i].id = i + 1;
+    if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {
+      snprintf(w[i].err, sizeof w[i].err, "pthread_create failed");
+      __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
+      w[i].id = 0;
+    }
+  }
+  republished = republish_until_done(L, err, sizeof err);
+  for (i = 0; i < NTHREADS; i++) {
+    if (w[i].id) pthread_join(w[i].thread, NULL);
+    report(w[i].answers && strcmp(w[i].answers, want) == 0,
+           "thread %d: own lua_State, open by name, answers equal the main state's", i + 1,
+           w[i].answers ? first_difference(w[i].answers, want, err, sizeof err) : w[i].err);
+    free(w[i].answers);
+  }
+  report(republished > 0, "main thread published %d new versions while the threads ran", republished, err);
+  if (run(L, finish_code, 0, 0, err, sizeof err)) {
+    lua_Integer left = lua_tointeger(L, -1);
+    report(left == 0, "all shared data freed after unshare and the last close (%d bytes left)", (int)left, NULL);
+  } else {
+    report(0, "finish%.0d", 0, err);
+  }
+  printf("# %d threads x %d queries in %d open/close rounds each, %d republishes\n", NTHREADS, NQUERIES,
+         NROUNDS, republished);
+  lua_close(L);
+  free(want);
+  return tap_done();
+}

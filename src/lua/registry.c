@@ -1,0 +1,143 @@
+/* registry.c -- the process-wide table of shared navmeshes.
+ *
+ * mesh:share(name) puts a mesh here; navmesh.open(name), in any Lua state on
+ * any thread of the process, takes a new reference from here. This is the
+ * library's only global mutable state, so it lives in the binding and not in
+ * the core: a linked list of (name, mesh) guarded by one pthread mutex. The
+ * list holds one reference on each mesh, so a mesh lives while it is named
+ * here or any handle still uses it; the last nm_navmesh_release frees it
+ * (the core's atomic reference count). Published meshes are read-only
+ * (frozen) and live in system memory, because they outlive the Lua state
+ * that shared them and are released from other threads.
+ *
+ * "Process-wide" means per loaded copy of this file: each navmesh/core.so
+ * (one per Lua flavour) has its own registry, so a process that loads both
+ * the 5.4 and the LuaJIT module has two independent sets of names. Names
+ * still shared when the module is unloaded (the last Lua state that required
+ * it closed) are released then. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "registry.h"
+
+typedef struct entry {
+  struct entry *next;
+  nm_navmesh *mesh;  /* one reference held */
+  size_t len;
+  char name[1];      /* len bytes, then a NUL */
+} entry;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static entry *entries;
+static size_t live_bytes; /* accessed with __atomic builtins only */
+
+/* ---- the counting system allocator ---- */
+
+/* realloc/free in lua_Alloc form, keeping live_bytes up to date. */
+static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  void *p;
+  (void)ud;
+  if (nsize == 0) {
+    if (ptr) {
+      free(ptr);
+      __atomic_sub_fetch(&live_bytes, osize, __ATOMIC_RELAXED);
+    }
+    return NULL;
+  }
+  p = realloc(ptr, nsize);
+  if (p) {
+    if (ptr) __atomic_sub_fetch(&live_bytes, osize, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&live_bytes, nsize, __ATOMIC_RELAXED);
+  }
+  return p;
+}
+
+static const nm_alloc sys_alloc = {counting_alloc, NULL};
+
+const nm_alloc *lnm_registry_alloc(void) { return &sys_alloc; }
+
+size_t lnm_registry_bytes(void) { return __atomic_load_n(&live_bytes, __ATOMIC_RELAXED); }
+
+/* ---- the table ---- */
+
+/* The link pointing at the entry called name (or at the list's end). Called
+ * with the lock held. */
+static entry **find(const char *name, size_t len) {
+  entry **e = &entries;
+  for (; *e; e = &(*e)->next)
+    if ((*e)->len == len && memcmp((*e)->name, name, len) == 0) break;
+  return e;
+}
+
+int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace) {
+  entry *fresh = (entry *)malloc(sizeof(entry) + len), **e;
+  nm_navmesh *old = NULL;
+  int rc = LNM_REG_OK;
+  if (!fresh) return LNM_REG_NOMEM;
+  memcpy(fresh->name, name, len);
+  fresh->name[len] = '\0';
+  fresh->len = len;
+  fresh->mesh = mesh;
+  pthread_mutex_lock(&lock);
+  e = find(name, len);
+  if (!*e) {             /* a new name */
+    nm_navmesh_retain(mesh);
+    fresh->next = NULL;
+    *e = fresh;
+    fresh = NULL;
+  } else if ((*e)->mesh != mesh) {
+    if (replace) {       /* a new version under a known name */
+      nm_navmesh_retain(mesh);
+      old = (*e)->mesh;
+      (*e)->mesh = mesh;
+    } else {
+      rc = LNM_REG_EXISTS;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  free(fresh);
+  nm_navmesh_release(old); /* outside the lock: may free a whole mesh */
+  return rc;
+}
+
+nm_navmesh *lnm_registry_open(const char *name, size_t len) {
+  nm_navmesh *mesh = NULL;
+  entry **e;
+  pthread_mutex_lock(&lock);
+  e = find(name, len);
+  if (*e) {
+    mesh = (*e)->mesh;
+    nm_navmesh_retain(mesh);
+  }
+  pthread_mutex_unlock(&lock);
+  return mesh;
+}
+
+int lnm_registry_remove(const char *name, size_t len) {
+  entry *gone = NULL, **e;
+  pthread_mutex_lock(&lock);
+  e = find(name, len);
+  if (*e) {
+    gone = *e;
+    *e = gone->next;
+  }
+  pthread_mutex_unlock(&lock);
+  if (!gone) return 0;
+  nm_navmesh_release(gone->mesh);
+  free(gone);
+  return 1;
+}
+
+#if defined(__GNUC__)
+/* Releases what is still shared when the module is unloaded: by then no Lua
+ * state holds a handle from this copy of the module. */
+__attribute__((destructor)) static void registry_unload(void) {
+  entry *e = entries, *next;
+  entries = NULL;
+  for (; e; e = next) {
+    next = e->next;
+    nm_navmesh_release(e->mesh);
+    free(e);
+  }
+}
+#endif
