@@ -51,6 +51,8 @@ build = {
         "src/query/filter.c",
         "src/query/geom.c",
         "src/query/nearest.c",
+        "src/query/optimal.c",
+        "src/query/optimal_expand.c",
         "src/query/path.c",
         "src/query/polys.c",
         "src/query/query.c",

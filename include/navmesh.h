@@ -40,7 +40,7 @@
  * STATUS
  *   Every fallible function returns nm_status: 0 is NM_OK, negative values
  *   are failures, positive values are success with detail bits (NM_PARTIAL,
- *   NM_TRUNCATED, NM_OUT_OF_NODES), so `if (st < 0)` tests for failure.
+ *   NM_TRUNCATED, NM_OUT_OF_NODES, NM_FALLBACK), so `if (st < 0)` tests for failure.
  *   The core never prints, never aborts and has no global mutable state.
  */
 #ifndef NAVMESH_H
@@ -70,6 +70,8 @@ extern "C" {
   X(PARTIAL,        1, "partial result")                               \
   X(TRUNCATED,      2, "output buffer too small")                      \
   X(OUT_OF_NODES,   4, "search ran out of nodes")                      \
+  X(UNFINISHED,     8, "search stopped at its iteration limit")        \
+  X(FALLBACK,      16, "optimal search impossible, used A* instead")   \
   X(ERR_NOMEM,     -1, "out of memory")                                \
   X(ERR_PARAM,     -2, "invalid parameter")                            \
   X(ERR_DATA,      -3, "corrupt or incompatible navmesh data")         \
@@ -79,7 +81,6 @@ extern "C" {
   X(ERR_IO,        -7, "file could not be read or written")            \
   X(ERR_FULL,      -8, "no free tile slot or location already taken")  \
   X(ERR_READONLY,  -9, "navmesh is read-only")                        \
-  X(UNFINISHED,     8, "search stopped at its iteration limit")        \
   X(ERR_STATE,    -10, "no sliced path search in progress")
 
 typedef int nm_status;
@@ -447,6 +448,45 @@ NM_API nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyre
                                     const float start[3], const float end[3],
                                     const nm_filter *filter, nm_polyref *path, int cap,
                                     int *count);
+
+/* ---- optimal (truly shortest) paths ---- */
+
+/* Like nm_query_find_path, but the corridor contains the shortest path in
+ * X/Z from start to end (an any-angle search over the polygons, Polyanya),
+ * so nm_query_straight_path over it gives that shortest path. Filter flags
+ * make polygons obstacles; an off-mesh connection costs its 3-D length.
+ * Area costs must all be equal: otherwise (and when start_ref or end_ref is
+ * an off-mesh connection) this runs nm_query_find_path and adds NM_FALLBACK.
+ * start/end [(x,y,z)] are moved into their polygons in X/Z. path [cap].
+ * NM_PARTIAL: end unreachable, the corridor leads to the polygon nearest to
+ * it; NM_OUT_OF_NODES: the search hit its node limit (8 per max_nodes of
+ * the query, at least 4096), the path may be longer than the shortest;
+ * NM_TRUNCATED: cap too small (the corridor is cut at its end).
+ * Search memory is taken from the query's allocator on first use and grown
+ * when needed, then reused. ERR_PARAM, ERR_NOMEM. */
+NM_API nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                            const float start[3], const float end[3],
+                                            const nm_filter *filter, nm_polyref *path, int cap,
+                                            int *count);
+
+/* The shortest path itself: start, the corners it turns at, end [(x,y,z) *
+ * count] in pts [3*cap], with heights from the detail mesh, and in refs
+ * [cap] a polygon each point lies on. Same search and statuses as
+ * nm_query_find_path_optimal; cheaper than it + nm_query_straight_path, as
+ * the turns come straight from the search (the funnel still runs for
+ * partial paths, off-mesh connections and NM_FALLBACK). A partial path ends
+ * at the point of the last polygon nearest to end. */
+NM_API nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                       const float start[3], const float end[3],
+                                       const nm_filter *filter, float *pts, nm_polyref *refs,
+                                       int cap, int *count);
+
+/* Sets the height of each point pts[i] [(x,y,z) * n] to the detail surface
+ * of polygon refs[i] (or of `last` where refs[i] is 0) at its X/Z, the
+ * nearest surface point when the point lies on the polygon's boundary.
+ * Points with an invalid polygon keep their height. */
+NM_API nm_status nm_query_surface_heights(nm_query *q, float *pts, const nm_polyref *refs, int n,
+                                          nm_polyref last);
 
 /* Options of the straight path. */
 enum { NM_CROSSINGS_NONE = 0, NM_CROSSINGS_AREA = 1, NM_CROSSINGS_ALL = 2 };

@@ -106,6 +106,29 @@ for k, v in pairs(core) do navmesh[k] = v end
 -- @tparam string text
 -- @return `vertices, triangles` in the form `build` takes, or `nil, msg, "ERR_DATA"`
 
+-- ---- optimal paths (implemented in C; documented here) ----
+
+--- Corridor of polygons from startRef to endRef.
+-- @function findPath
+-- @tparam integer startRef
+-- @tparam integer endRef
+-- @tparam number sx,sy,sz start (on startRef)
+-- @tparam number ex,ey,ez end (on endRef)
+-- @tparam[opt] Filter filter
+-- @tparam[opt] table opts `{ optimal = true }`: the corridor of the shortest
+--   X/Z path (any-angle search, see README "Truly shortest paths")
+-- @return `polys, partial, outOfNodes`, and with `optimal` a fourth value
+--   `fallback` (true: the filter's area costs differ, so this is the A* corridor)
+
+--- Nearest polygons, corridor and straight path in one call.
+-- @function path
+-- @tparam number sx,sy,sz
+-- @tparam number ex,ey,ez
+-- @tparam[opt] table opts findStraightPath's options, `filter`,
+--   `halfExtents = {x,y,z}`, `optimal = true` (the shortest path, heights
+--   from the detail mesh)
+-- @return `points, partial`, and with `optimal` a third value `fallback`
+
 -- ---- sharing one mesh between Lua states and threads (README: Hosts and compatibility) ----
 
 --- Publishes the mesh under `name` in the process-wide registry; the mesh

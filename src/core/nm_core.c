@@ -14,6 +14,7 @@ const char *nm_status_name(nm_status st) {
     if (st & NM_TRUNCATED) return "TRUNCATED";
     if (st & NM_OUT_OF_NODES) return "OUT_OF_NODES";
     if (st & NM_UNFINISHED) return "UNFINISHED";
+    if (st & NM_FALLBACK) return "FALLBACK";
   }
   return "UNKNOWN";
 }

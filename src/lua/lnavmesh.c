@@ -41,7 +41,6 @@ typedef struct lnm_mesh {
 } lnm_mesh;
 
 static void toolbox_free(lnm_mesh *h); /* query toolbox block */
-static int opt_max_iterations(lua_State *L, int idx);
 static int filter_read_toolbox(lua_State *L, int t, nm_filter *f);
 
 /* ---- small helpers ---- */
@@ -828,27 +827,90 @@ static void push_refs(lua_State *L, const nm_polyref *refs, int n) {
   }
 }
 
-/* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter [, {maxIterations=}]])
- * -> polys, partial, outOfNodes, unfinished (the iteration cap stopped it) */
+/* ---- optimal paths (issue 8): the `optimal` option of findPath and path ---- */
+
+/* opts.optimal of the options table t (0 = no table): a boolean. */
+static int opt_optimal(lua_State *L, int t) {
+  int v = 0;
+  if (!t) return 0;
+  lua_getfield(L, t, "optimal");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1))
+      luaL_error(L, "bad option 'optimal' (boolean expected, got %s)", luaL_typename(L, -1));
+    v = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* A* corridor, or the optimal one (then the buffer grows until the whole
+ * corridor fits), into h->path; *n gets its length. */
+static nm_status run_find_path(lua_State *L, lnm_mesh *h, int optimal, int max_iter, nm_polyref s,
+                               nm_polyref e, const float *sp, const float *ep, const nm_filter *f, int *n) {
+  int cap = h->max_nodes;
+  nm_status st;
+  ensure_path(L, h, cap);
+  if (!optimal) return nm_query_find_path_limited(h->q, s, e, sp, ep, f, max_iter, h->path, cap, n);
+  for (;;) {
+    st = nm_query_find_path_optimal(h->q, s, e, sp, ep, f, h->path, cap, n);
+    if (st == NM_ERR_NOMEM) raise_status(L, "findPath", st, NULL);
+    if (st < 0 || !(st & NM_TRUNCATED) || cap >= (1 << 24)) return st;
+    ensure_path(L, h, cap *= 4);
+  }
+}
+
+/* The optimal path's points (no inset or crossings asked) into a new
+ * table; the point buffer grows until the whole path fits (or max_pts).
+ * Returns the status. */
+static nm_status push_optimal_path(lua_State *L, lnm_mesh *h, nm_polyref s, nm_polyref e,
+                                   const float *sp, const float *ep, const nm_filter *f, int max_pts) {
+  int cap = max_pts < 64 ? max_pts : 64, n = 0, i;
+  nm_status st;
+  for (;;) {
+    ensure_pts(L, h, cap);
+    st = nm_query_path_optimal(h->q, s, e, sp, ep, f, h->pts, h->refs, cap, &n);
+    if (st == NM_ERR_NOMEM) raise_status(L, "path", st, NULL);
+    if (st < 0 || !(st & NM_TRUNCATED) || cap >= max_pts) break;
+    cap = cap > max_pts / 4 ? max_pts : cap * 4;
+  }
+  if (st < 0) return st;
+  lua_createtable(L, 3 * n, 0);
+  for (i = 0; i < 3 * n; i++) {
+    lua_pushnumber(L, h->pts[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  return st;
+}
+
+/* ---- end of the optimal-path block ---- */
+
+/* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter [, opts]])
+ *   -> polys, partial, outOfNodes, unfinished, fallback
+ * opts: { maxIterations = n } (unfinished: the cap stopped the search),
+ *       { optimal = true } (fallback: the filter made it use A*) */
 static int lnm_mesh_find_path(lua_State *L) {
+  static const char *const keys[] = {"optimal", "maxIterations", NULL};
   lnm_mesh *h = check_mesh(L, 1);
-  nm_polyref s = check_valid_ref(L, h, 2), e = check_valid_ref(L, h, 3), *path;
+  nm_polyref s = check_valid_ref(L, h, 2), e = check_valid_ref(L, h, 3);
   float sp[3], ep[3];
   const nm_filter *f;
-  int n = 0, max_iter;
+  int n = 0, optimal, max_iter, t;
   nm_status st;
   check_point(L, 4, sp);
   check_point(L, 7, ep);
   f = opt_filter(L, 10, h);
-  max_iter = opt_max_iterations(L, 11);
-  path = ensure_path(L, h, h->max_nodes);
-  if ((st = nm_query_find_path_limited(h->q, s, e, sp, ep, f, max_iter, path, h->max_nodes, &n)) < 0)
+  t = opt_table(L, 11, keys);
+  optimal = opt_optimal(L, t);
+  max_iter = t ? (int)field_int(L, t, "maxIterations", 0x7fffffff, 1, 0x7fffffff) : 0x7fffffff;
+  if (optimal && max_iter != 0x7fffffff) luaL_argerror(L, 11, "maxIterations does not apply to optimal paths");
+  if ((st = run_find_path(L, h, optimal, max_iter, s, e, sp, ep, f, &n)) < 0)
     return push_fail(L, "findPath", st, NULL);
-  push_refs(L, path, n);
+  push_refs(L, h->path, n);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   lua_pushboolean(L, (st & NM_OUT_OF_NODES) != 0);
   lua_pushboolean(L, (st & NM_UNFINISHED) != 0);
-  return 4;
+  lua_pushboolean(L, optimal && (st & NM_FALLBACK) != 0);
+  return 5;
 }
 
 static const char *const straight_opts[] = {"crossings", "inset", "maxPoints", NULL};
@@ -876,7 +938,8 @@ static void read_straight_opts(lua_State *L, int t, nm_straight_opts *o, int *ma
 /* Runs the straight path over h->path[0..npath) and pushes points, and
  * (when `all`) flags and refs. Returns the number of pushed values. */
 static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float *ep, int npath,
-                         const nm_straight_opts *o, int max_pts, int all, nm_status *status) {
+                         const nm_straight_opts *o, int max_pts, int all, int heights,
+                         nm_status *status) {
   int cap = 2 * npath + 2, n = 0, i;
   nm_status st;
   if (max_pts < cap) cap = max_pts;
@@ -884,6 +947,7 @@ static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float
   st = nm_query_straight_path(h->q, sp, ep, h->path, npath, o, h->pts, h->flags, h->refs, cap, &n);
   if (st < 0) return -1;
   if (status) *status = st;
+  if (heights) nm_query_surface_heights(h->q, h->pts, h->refs, n, h->path[npath - 1]);
   lua_createtable(L, 3 * n, 0);
   for (i = 0; i < 3 * n; i++) {
     lua_pushnumber(L, h->pts[i]);
@@ -924,26 +988,29 @@ static int lnm_mesh_find_straight(lua_State *L) {
     lua_pop(L, 1);
   }
   if (!nm_navmesh_is_valid_ref(h->mesh, path[0])) luaL_argerror(L, 8, "invalid polygon reference");
-  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, NULL);
+  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, 0, NULL);
   if (r < 0) return push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
   return r;
 }
 
-/* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial
- * (nearest polygons, A* and straight path in one call). */
+/* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial [, fallback]
+ * (nearest polygons, A* -- or the optimal search with opts.optimal, then
+ * heights from the detail mesh -- and straight path in one call). */
 static int lnm_mesh_path(lua_State *L) {
-  static const char *const keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents", NULL};
+  static const char *const keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents",
+                                     "optimal", NULL};
   lnm_mesh *h = check_mesh(L, 1);
   float sp[3], ep[3], ext[3] = {2, 4, 2}, ns[3], ne[3], end[3];
   const nm_filter *f = &h->filter;
   nm_straight_opts o;
   nm_polyref sref, eref;
-  int t, max_pts = 1 << 24, n = 0;
+  int t, max_pts = 1 << 24, n = 0, optimal;
   nm_status st;
   check_point(L, 2, sp);
   check_point(L, 5, ep);
   t = opt_table(L, 8, keys);
   read_straight_opts(L, t, &o, &max_pts);
+  optimal = opt_optimal(L, t);
   if (t) {
     lua_getfield(L, t, "filter");
     if (!lua_isnil(L, -1)) f = (const nm_filter *)luaL_checkudata(L, -1, LNM_FILTER);
@@ -955,15 +1022,23 @@ static int lnm_mesh_path(lua_State *L) {
     return push_fail(L, "path: start", NM_ERR_NO_POLY, NULL);
   if (nm_query_find_nearest(h->q, ep, ext, f, &eref, ne, NULL) < 0)
     return push_fail(L, "path: end", NM_ERR_NO_POLY, NULL);
-  ensure_path(L, h, h->max_nodes);
-  st = nm_query_find_path(h->q, sref, eref, ns, ne, f, h->path, h->max_nodes, &n);
+  if (optimal && o.inset == 0 && o.crossings == NM_CROSSINGS_NONE) { /* the turns of the search */
+    if ((st = push_optimal_path(L, h, sref, eref, ns, ne, f, max_pts)) < 0)
+      return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
+    lua_pushboolean(L, (st & NM_PARTIAL) != 0);
+    lua_pushboolean(L, (st & NM_FALLBACK) != 0);
+    return 3;
+  }
+  st = run_find_path(L, h, optimal, 0x7fffffff, sref, eref, ns, ne, f, &n);
   if (st < 0 || n == 0) return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
   memcpy(end, ne, sizeof end);
   if (h->path[n - 1] != eref) nm_query_closest_point(h->q, h->path[n - 1], ne, end, NULL);
-  if (push_straight(L, h, ns, end, n, &o, max_pts, 0, NULL) < 0)
+  if (push_straight(L, h, ns, end, n, &o, max_pts, 0, optimal, NULL) < 0)
     return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
-  return 2;
+  if (!optimal) return 2;
+  lua_pushboolean(L, (st & NM_FALLBACK) != 0);
+  return 3;
 }
 
 /* ---- polygon accessors ---- */
@@ -1271,13 +1346,6 @@ static nm_polyref check_circle(lua_State *L, lnm_mesh *h, float c[3], float *r) 
 static int toolbox_fail(lua_State *L, const char *what, nm_status st) {
   if (st == NM_ERR_NOMEM) raise_status(L, what, st, NULL);
   return push_fail(L, what, st, NULL);
-}
-
-/* {maxIterations = n} options of findPath at idx; INT_MAX when absent. */
-static int opt_max_iterations(lua_State *L, int idx) {
-  static const char *const keys[] = {"maxIterations", NULL};
-  int t = opt_table(L, idx, keys);
-  return t ? (int)field_int(L, t, "maxIterations", 0x7fffffff, 1, 0x7fffffff) : 0x7fffffff;
 }
 
 /* mesh:raycast(ref, sx,sy,sz, ex,ey,ez [, filter]) -> t, nx, ny, nz, polys

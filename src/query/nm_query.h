@@ -88,6 +88,7 @@ struct nm_query {
   nm_nodepool tiny;       /* small pool for the breadth-first surface walks */
   uint32_t pool_stamp;    /* bumped whenever a search takes pool and open list */
   nm_rand_table rtab;
+  struct nm_opt *opt;   /* optimal-search scratch (optimal.c), made on first use */
 };
 
 NM_INTERNAL nm_status nm_nodepool_init(nm_nodepool *p, const nm_alloc *a, uint32_t max);
@@ -95,6 +96,7 @@ NM_INTERNAL void nm_nodepool_free(nm_nodepool *p, const nm_alloc *a);
 NM_INTERNAL nm_status nm_heap_init(nm_heap *h, const nm_alloc *a, uint32_t cap, nm_node *base);
 NM_INTERNAL void nm_heap_free(nm_heap *h, const nm_alloc *a);
 NM_INTERNAL void nm_rand_table_free(nm_query *q); /* random.c */
+NM_INTERNAL void nm_opt_free(nm_query *q); /* optimal.c */
 
 static inline uint32_t nm_hash_ref(nm_polyref r, uint32_t shift) {
   return (uint32_t)(r * 2654435761u) >> shift;

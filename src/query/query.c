@@ -78,6 +78,7 @@ void nm_query_free(nm_query *q) {
   nm_alloc a;
   if (!q) return;
   a = q->alloc;
+  nm_opt_free(q);
   nm_nodepool_free(&q->pool, &a);
   nm_heap_free(&q->open, &a);
   nm_nodepool_free(&q->tiny, &a);
