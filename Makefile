@@ -137,6 +137,30 @@ bench-threads: all $(B)/bench/threads
 	$(B)/bench/threads "lua/?.lua;examples/?.lua" "$(B)/5.4/?.so" $(BENCH_SECONDS) 3
 .PHONY: bench-threads
 
+# ---- query toolbox benchmark (issue 6): us per call (CPU time) of the
+# toolbox queries in C, Lua 5.4 and LuaJIT, and, when Debian's librecast-dev
+# is installed, Detour's own timings and a differential check against it.
+# (make bench runs the C and Lua parts too.) JSON lines: build/bench-toolbox.json
+SHARED ?= ../shared
+DETOUR_INC := /usr/include/recastnavigation
+$(B)/bench/toolbox_bench: bench/toolbox_bench.c bench/toolbox_cases.h bench/cases.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-unused-function $< $(LIB) -lm -o $@
+
+bench-toolbox: all $(B)/bench/toolbox_bench
+	@: > $(B)/bench-toolbox.json
+	$(B)/bench/toolbox_bench $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json
+	@if [ -f $(DETOUR_INC)/DetourNavMeshQuery.h ] && command -v g++ >/dev/null; then \
+	  g++ -O2 -D_POSIX_C_SOURCE=200809L -I$(DETOUR_INC) -Ibench bench/detour_toolbox.cpp -lDetour -lm -o $(B)/bench/detour_toolbox && \
+	  $(B)/bench/detour_toolbox $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json; \
+	  g++ -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -I$(DETOUR_INC) -Ibench bench/detour_compare.cpp $(LIB) -lDetour -lm -o $(B)/bench/detour_compare && \
+	  $(B)/bench/detour_compare $(SHARED); \
+	else echo "(Detour reference skipped: install librecast-dev and g++)"; fi
+	LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json
+	@if [ -f $(B)/jit/navmesh/core.so ] && command -v luajit >/dev/null; then \
+	  LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/jit/?.so;;" luajit bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json; fi
+.PHONY: bench-toolbox
+
 # ---- fuzzing (issue 5): libFuzzer targets, seeds, replay of saved inputs ----
 # `make fuzz` (tools/fuzz.sh) builds build/fuzz/bin/<target> with clang and
 # libFuzzer; `make test` replays spec/fuzz/<target>/* through the same entry

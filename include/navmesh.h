@@ -40,7 +40,7 @@
  * STATUS
  *   Every fallible function returns nm_status: 0 is NM_OK, negative values
  *   are failures, positive values are success with detail bits (NM_PARTIAL,
- *   NM_TRUNCATED, NM_OUT_OF_NODES), so `if (st < 0)` tests for failure.
+ *   NM_TRUNCATED, NM_OUT_OF_NODES, NM_FALLBACK), so `if (st < 0)` tests for failure.
  *   The core never prints, never aborts and has no global mutable state.
  */
 #ifndef NAVMESH_H
@@ -70,6 +70,8 @@ extern "C" {
   X(PARTIAL,        1, "partial result")                               \
   X(TRUNCATED,      2, "output buffer too small")                      \
   X(OUT_OF_NODES,   4, "search ran out of nodes")                      \
+  X(UNFINISHED,     8, "search stopped at its iteration limit")        \
+  X(FALLBACK,      16, "optimal search impossible, used A* instead")   \
   X(ERR_NOMEM,     -1, "out of memory")                                \
   X(ERR_PARAM,     -2, "invalid parameter")                            \
   X(ERR_DATA,      -3, "corrupt or incompatible navmesh data")         \
@@ -78,7 +80,8 @@ extern "C" {
   X(ERR_NO_PATH,   -6, "no path between positions")                    \
   X(ERR_IO,        -7, "file could not be read or written")            \
   X(ERR_FULL,      -8, "no free tile slot or location already taken")  \
-  X(ERR_READONLY,  -9, "navmesh is read-only")
+  X(ERR_READONLY,  -9, "navmesh is read-only")                        \
+  X(ERR_STATE,    -10, "no sliced path search in progress")
 
 typedef int nm_status;
 
@@ -125,17 +128,41 @@ enum {
   NM_STRAIGHT_OFFMESH = 4
 };
 
+#define NM_MAX_AREA_CHANGES 32
+#define NM_AREA_ANY 255  /* wildcard area in nm_filter_set_area_change */
+
+/* A fixed cost for stepping from a polygon of area `from` into one of area
+ * `to` (Unreal's area-change cost); either may be NM_AREA_ANY. */
+typedef struct nm_area_change {
+  uint8_t from, to;  /* [Limit: < 64 or NM_AREA_ANY] */
+  float cost;        /* [Limit: >= 0, finite] */
+} nm_area_change;
+
 /* Query filter: which polygons may be entered and what walking costs.
  * A polygon passes when (flags & include) != 0 && (flags & exclude) == 0.
- * Cost of a step = distance * area_cost[area of the polygon walked on]. */
+ * Cost of a step = distance * area_cost[area of the polygon walked on]
+ * (+ the area-change cost when the step enters a polygon of another area).
+ * Set area changes with nm_filter_set_area_change, not by hand. */
 typedef struct nm_filter {
   float area_cost[NM_MAX_AREAS]; /* [Limit: >= 0, finite] */
   uint16_t include_flags;
   uint16_t exclude_flags;
+  float heuristic_scale;         /* A* heuristic = distance * this [Limit: >= 0] (0.999) */
+  int area_change_count;         /* entries used in area_change */
+  nm_area_change area_change[NM_MAX_AREA_CHANGES];
 } nm_filter;
 
-/* Default filter: include 0xffff, exclude 0, every area cost 1. */
+/* Default filter: include 0xffff, exclude 0, every area cost 1, heuristic
+ * scale 0.999 (Detour's), no area-change costs. */
 NM_API void nm_filter_init(nm_filter *f);
+
+/* Sets the cost of stepping from area `from` into a different area `to`
+ * [Limit: 0..63 or NM_AREA_ANY] [Units: cost, added once per change].
+ * Lookup prefers (from,to), then (from,ANY), then (ANY,to), then (ANY,ANY).
+ * ERR_PARAM for bad areas/cost or when NM_MAX_AREA_CHANGES pairs are used. */
+NM_API nm_status nm_filter_set_area_change(nm_filter *f, int from, int to, float cost);
+/* Cost added for a step from area `from` into area `to` (0 when equal). */
+NM_API float nm_filter_area_change(const nm_filter *f, int from, int to);
 
 /* ---- the navmesh ----------------------------------------------------------- */
 
@@ -422,6 +449,45 @@ NM_API nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyre
                                     const nm_filter *filter, nm_polyref *path, int cap,
                                     int *count);
 
+/* ---- optimal (truly shortest) paths ---- */
+
+/* Like nm_query_find_path, but the corridor contains the shortest path in
+ * X/Z from start to end (an any-angle search over the polygons, Polyanya),
+ * so nm_query_straight_path over it gives that shortest path. Filter flags
+ * make polygons obstacles; an off-mesh connection costs its 3-D length.
+ * Area costs must all be equal: otherwise (and when start_ref or end_ref is
+ * an off-mesh connection) this runs nm_query_find_path and adds NM_FALLBACK.
+ * start/end [(x,y,z)] are moved into their polygons in X/Z. path [cap].
+ * NM_PARTIAL: end unreachable, the corridor leads to the polygon nearest to
+ * it; NM_OUT_OF_NODES: the search hit its node limit (8 per max_nodes of
+ * the query, at least 4096), the path may be longer than the shortest;
+ * NM_TRUNCATED: cap too small (the corridor is cut at its end).
+ * Search memory is taken from the query's allocator on first use and grown
+ * when needed, then reused. ERR_PARAM, ERR_NOMEM. */
+NM_API nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                            const float start[3], const float end[3],
+                                            const nm_filter *filter, nm_polyref *path, int cap,
+                                            int *count);
+
+/* The shortest path itself: start, the corners it turns at, end [(x,y,z) *
+ * count] in pts [3*cap], with heights from the detail mesh, and in refs
+ * [cap] a polygon each point lies on. Same search and statuses as
+ * nm_query_find_path_optimal; cheaper than it + nm_query_straight_path, as
+ * the turns come straight from the search (the funnel still runs for
+ * partial paths, off-mesh connections and NM_FALLBACK). A partial path ends
+ * at the point of the last polygon nearest to end. */
+NM_API nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                       const float start[3], const float end[3],
+                                       const nm_filter *filter, float *pts, nm_polyref *refs,
+                                       int cap, int *count);
+
+/* Sets the height of each point pts[i] [(x,y,z) * n] to the detail surface
+ * of polygon refs[i] (or of `last` where refs[i] is 0) at its X/Z, the
+ * nearest surface point when the point lies on the polygon's boundary.
+ * Points with an invalid polygon keep their height. */
+NM_API nm_status nm_query_surface_heights(nm_query *q, float *pts, const nm_polyref *refs, int n,
+                                          nm_polyref last);
+
 /* Options of the straight path. */
 enum { NM_CROSSINGS_NONE = 0, NM_CROSSINGS_AREA = 1, NM_CROSSINGS_ALL = 2 };
 typedef struct nm_straight_opts {
@@ -458,6 +524,136 @@ NM_API nm_status nm_query_portal_points(nm_query *q, nm_polyref from, nm_polyref
  * ERR_NO_POLY when the point is not over the polygon. */
 NM_API nm_status nm_query_poly_height(nm_query *q, nm_polyref ref, const float pos[3],
                                       float *height);
+
+/* ---- the query toolbox: rays, surface moves, area searches, random points,
+ * sliced paths (Detour's dtNavMeshQuery methods of the same names) ---- */
+
+/* Casts a ray along the surface from start (on start_ref) towards end, in
+ * X/Z, polygon by polygon (Detour's raycast). *t: FLT_MAX when end is reached,
+ * else the hit parameter along start->end [0..1]; normal: the X/Z normal of
+ * the wall hit, (0,0,0) when the end was reached or the ray could not enter
+ * a polygon (then *t is how far it got; 0 when start lies on the boundary and
+ * the ray leaves the start polygon at once). path [cap] (may be NULL with cap
+ * 0) gets the visited polygons; NM_TRUNCATED when cap was too small.
+ * ERR_PARAM for an invalid ref or non-finite points. */
+NM_API nm_status nm_query_raycast(nm_query *q, nm_polyref start_ref, const float start[3],
+                                  const float end[3], const nm_filter *filter, float *t,
+                                  float normal[3], nm_polyref *path, int cap, int *count);
+
+/* Moves from start (on start_ref) towards end, staying on the mesh and
+ * sliding along walls (breadth-first over neighbours within the circle
+ * through start and end; at most 48 queued and 64 visited polygons, as
+ * Detour). result gets end when reachable, else the closest reachable point;
+ * its y is not projected on the surface (use nm_query_poly_height on the
+ * last visited polygon). visited [cap] gets the polygons from start to the
+ * one holding result. NM_TRUNCATED when cap was too small. */
+NM_API nm_status nm_query_move_along_surface(nm_query *q, nm_polyref start_ref,
+                                             const float start[3], const float end[3],
+                                             const nm_filter *filter, float result[3],
+                                             nm_polyref *visited, int cap, int *count);
+
+/* Distance from center (on ref) to the nearest wall edge (an edge with no
+ * passable neighbour) reachable within max_radius [Limit: >= 0] [Units: wu]
+ * (X/Z distance, Dijkstra search over the polygons the circle touches).
+ * *dist = max_radius and *found = 0 when no wall is that close; hit gets the
+ * wall point, normal the unit vector from hit to center (zero if they meet).
+ * Uses the node pool (ends a sliced search). */
+NM_API nm_status nm_query_distance_to_wall(nm_query *q, nm_polyref ref, const float center[3],
+                                           float max_radius, const nm_filter *filter,
+                                           float *dist, float hit[3], float normal[3],
+                                           int *found);
+
+/* Seeds the query's random generator (splitmix64): the same seed gives the
+ * same points on every host. */
+NM_API void nm_query_seed(nm_query *q, uint64_t seed);
+
+/* A random point on the mesh, uniform by X/Z area over all ground polygons
+ * that pass the filter (a per-query table of area sums, built on first use
+ * and rebuilt when the mesh or the filter flags change). ERR_NO_POLY when no
+ * polygon passes, ERR_NOMEM when the table cannot be made. */
+NM_API nm_status nm_query_random_point(nm_query *q, const nm_filter *filter, nm_polyref *ref,
+                                       float pt[3]);
+
+/* A random point on the polygons reachable from start_ref whose portals lie
+ * within radius [Limit: >= 0] [Units: wu] of center: area-weighted as Detour,
+ * redrawn until it lies within radius in X/Z, so points are uniform over the
+ * reachable part of the disc (after 32 misses, which needs a disc almost
+ * entirely off the mesh, the last draw is kept: on a polygon the circle
+ * touches, as Detour's). ERR_PARAM when start_ref does not pass the filter,
+ * ERR_NO_POLY when the polygons reached have no area. Uses the node pool
+ * (ends a sliced search). */
+NM_API nm_status nm_query_random_point_around(nm_query *q, nm_polyref start_ref,
+                                              const float center[3], float radius,
+                                              const nm_filter *filter, nm_polyref *ref,
+                                              float pt[3]);
+
+/* Polygons reachable from start_ref whose entry portals touch the circle
+ * (center, radius [Units: wu]), cheapest first (Dijkstra, Detour's order).
+ * refs/parents/costs [cap] (parents and costs may be NULL): parent 0 for the
+ * start, cost = path cost from center to the polygon's entry point.
+ * NM_TRUNCATED when cap was too small, NM_OUT_OF_NODES when the pool ran out.
+ * Uses the node pool (ends a sliced search). */
+NM_API nm_status nm_query_polys_around_circle(nm_query *q, nm_polyref start_ref,
+                                              const float center[3], float radius,
+                                              const nm_filter *filter, nm_polyref *refs,
+                                              nm_polyref *parents, float *costs, int cap,
+                                              int *count);
+
+/* As nm_query_polys_around_circle for a convex polygon shape
+ * [(x,y,z) * nverts] [Limit: nverts >= 3], either winding; the search starts
+ * at the shape's centroid. */
+NM_API nm_status nm_query_polys_around_shape(nm_query *q, nm_polyref start_ref,
+                                             const float *verts, int nverts,
+                                             const nm_filter *filter, nm_polyref *refs,
+                                             nm_polyref *parents, float *costs, int cap,
+                                             int *count);
+
+/* Non-overlapping polygons around start_ref whose portals touch the circle
+ * (breadth-first, at most 64 polygons; Detour's findLocalNeighbourhood).
+ * parents [cap] may be NULL. NM_TRUNCATED when cap was too small. */
+NM_API nm_status nm_query_local_neighbourhood(nm_query *q, nm_polyref start_ref,
+                                              const float center[3], float radius,
+                                              const nm_filter *filter, nm_polyref *refs,
+                                              nm_polyref *parents, int cap, int *count);
+
+/* Polygons whose bounds overlap the box center +- half_ext [(x,y,z)], in
+ * Detour's order (tiles Z then X, BV-tree order inside). NM_TRUNCATED when
+ * cap was too small (the first cap are kept). */
+NM_API nm_status nm_query_polygons(nm_query *q, const float center[3], const float half_ext[3],
+                                   const nm_filter *filter, nm_polyref *refs, int cap,
+                                   int *count);
+
+/* Boundary segments of polygon ref: segs [6 * cap] gets (ax,ay,az,bx,by,bz)
+ * per segment, refs [cap] the polygon across it (0 for a wall; portals to
+ * polygons the filter rejects count as walls). With refs NULL only walls are
+ * returned. Tile-border edges split into portal and wall parts as Detour.
+ * cap 192 always suffices. NM_TRUNCATED when cap was too small. */
+NM_API nm_status nm_query_wall_segments(nm_query *q, nm_polyref ref, const nm_filter *filter,
+                                        float *segs, nm_polyref *refs, int cap, int *count);
+
+/* Sliced findPath: begin, then step until it stops returning NM_UNFINISHED,
+ * then end. The same corridor as nm_query_find_path. The filter is copied.
+ * begin: ERR_PARAM as findPath. step: runs at most max_iter [Limit: >= 1]
+ * node expansions (*done gets how many, may be NULL); NM_UNFINISHED while
+ * more remain, NM_OK (| NM_OUT_OF_NODES) when finished. end: the corridor to
+ * the goal, or to the node closest to it (NM_PARTIAL; | NM_UNFINISHED when
+ * ended early), and forgets the search. Any search that uses the node pool
+ * (find_path, polys_around_*, distance_to_wall, random_point_around) or any
+ * change to the mesh in between ends the sliced search: step and end then
+ * return ERR_STATE, as they do when no search was begun. */
+NM_API nm_status nm_query_find_path_begin(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                          const float start[3], const float end[3],
+                                          const nm_filter *filter);
+NM_API nm_status nm_query_find_path_step(nm_query *q, int max_iter, int *done);
+NM_API nm_status nm_query_find_path_end(nm_query *q, nm_polyref *path, int cap, int *count);
+
+/* findPath with at most max_iter [Limit: >= 1] node expansions: when the
+ * limit stops the search, the corridor leads to the node closest to the goal
+ * so far and the status has NM_PARTIAL | NM_UNFINISHED. */
+NM_API nm_status nm_query_find_path_limited(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                            const float start[3], const float end[3],
+                                            const nm_filter *filter, int max_iter,
+                                            nm_polyref *path, int cap, int *count);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@ const char *nm_status_name(nm_status st) {
     if (st & NM_PARTIAL) return "PARTIAL";
     if (st & NM_TRUNCATED) return "TRUNCATED";
     if (st & NM_OUT_OF_NODES) return "OUT_OF_NODES";
+    if (st & NM_UNFINISHED) return "UNFINISHED";
+    if (st & NM_FALLBACK) return "FALLBACK";
   }
   return "UNKNOWN";
 }
@@ -31,6 +33,15 @@ static void *nm_sys_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   (void)ud; (void)osize;
   if (nsize == 0) { free(ptr); return NULL; }
   return realloc(ptr, nsize);
+}
+
+void *nm_calloc(const nm_alloc *a, size_t n) {
+  void *p;
+  if (n == 0) return NULL;
+  if (a->fn == nm_sys_alloc) return calloc(1, n);
+  p = a->fn(a->ud, NULL, 0, n);
+  if (p) memset(p, 0, n);
+  return p;
 }
 
 nm_alloc nm_alloc_resolve(const nm_alloc *a) {

@@ -8,6 +8,7 @@
  * Each NavMesh handle owns its query scratch (node pool, open list, path
  * buffers); the mesh data itself is reference counted by the core. */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,7 +36,14 @@ typedef struct lnm_mesh {
   void *out;           /* core-allocated bytes being pushed (saveString, removeTile) */
   size_t out_len;
   int sysmem;          /* mesh is in system memory: shared or opened (registry.c) */
+  /* query toolbox scratch: refs, parents, costs of area searches */
+  nm_polyref *tb_refs, *tb_parents;
+  float *tb_costs;
+  int tb_cap;
 } lnm_mesh;
+
+static void toolbox_free(lnm_mesh *h); /* query toolbox block */
+static int filter_read_toolbox(lua_State *L, int t, nm_filter *f);
 
 /* ---- small helpers ---- */
 
@@ -197,6 +205,7 @@ static void handle_close(lnm_mesh *h) {
   h->flags = NULL;
   h->refs = NULL;
   h->path_cap = h->pts_cap = 0;
+  toolbox_free(h);
 }
 
 /* The open handle at idx; raises on a closed one. */
@@ -573,7 +582,8 @@ static int lnm_from_polygons(lua_State *L) {
 
 /* navmesh.filter{include=, exclude=, areaCost={[area]=cost}} */
 static int lnm_filter_new(lua_State *L) {
-  static const char *const keys[] = {"include", "exclude", "areaCost", NULL};
+  static const char *const keys[] = {"include", "exclude", "areaCost", "areaChangeCost",
+                                     "heuristicScale", NULL};
   nm_filter *f;
   int t = opt_table(L, 1, keys);
   f = (nm_filter *)lua_newuserdata(L, sizeof *f);
@@ -597,6 +607,7 @@ static int lnm_filter_new(lua_State *L) {
     }
   }
   lua_pop(L, 1);
+  filter_read_toolbox(L, t, f);
   return 1;
 }
 
@@ -834,27 +845,161 @@ static void push_refs(lua_State *L, const nm_polyref *refs, int n) {
   }
 }
 
-/* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter]) -> polys, partial, outOfNodes */
+/* ---- results into caller-supplied tables (no garbage per call) ----
+ * A query given an output table writes its result list there (items 1..n,
+ * and clears what followed from an earlier, longer result) and returns that
+ * same table; without one it makes a new table. */
+
+/* Table field `key` of options t, pushed and its index returned; 0 (nothing
+ * pushed) when absent. Raises when it is not a table. */
+static int out_field(lua_State *L, int t, const char *key) {
+  if (!t) return 0;
+  lua_getfield(L, t, key);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (!lua_istable(L, -1)) luaL_error(L, "bad option '%s' (table expected, got %s)", key, luaL_typename(L, -1));
+  return lua_gettop(L);
+}
+
+/* Pushes the table to fill: a copy of out (when given) or a new table. */
+static void out_begin(lua_State *L, int out, int n) {
+  if (out) lua_pushvalue(L, out);
+  else lua_createtable(L, n, 0);
+}
+
+/* Clears items n+1 ... of the table on top (the tail of an older result). */
+static void out_end(lua_State *L, int n) {
+  for (;;) {
+    lua_rawgeti(L, -1, ++n);
+    if (lua_isnil(L, -1)) break;
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, n);
+  }
+  lua_pop(L, 1);
+}
+
+/* A list of n floats into out (0: a new table), left on the stack. */
+static void push_floats_into(lua_State *L, int out, const float *v, int n) {
+  int i;
+  out_begin(L, out, n);
+  for (i = 0; i < n; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  if (out) out_end(L, n);
+}
+
+/* A list of n references into out (0: a new table), left on the stack. */
+static void push_refs_into(lua_State *L, int out, const nm_polyref *refs, int n) {
+  int i;
+  if (!out) {
+    push_refs(L, refs, n);
+    return;
+  }
+  out_begin(L, out, n);
+  for (i = 0; i < n; i++) {
+    lua_pushinteger(L, (lua_Integer)refs[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  out_end(L, n);
+}
+
+/* Boolean option `key` of table t (0 = no table): false when absent. */
+static int opt_bool(lua_State *L, int t, const char *key) {
+  int v = 0;
+  if (!t) return 0;
+  lua_getfield(L, t, key);
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1)) luaL_error(L, "bad option '%s' (boolean expected, got %s)", key, luaL_typename(L, -1));
+    v = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The outcome of reachableOnly: start and goal on different islands. */
+static int push_unreachable(lua_State *L, const char *what) {
+  nm_diag d;
+  d.field = NULL;
+  strcpy(d.msg, "start and goal are on different islands");
+  return push_fail(L, what, NM_ERR_NO_PATH, &d);
+}
+
+/* ---- optimal paths (issue 8): the `optimal` option of findPath and path ---- */
+
+/* A* corridor, or the optimal one (then the buffer grows until the whole
+ * corridor fits), into h->path; *n gets its length. */
+static nm_status run_find_path(lua_State *L, lnm_mesh *h, int optimal, int max_iter, nm_polyref s,
+                               nm_polyref e, const float *sp, const float *ep, const nm_filter *f, int *n) {
+  int cap = h->max_nodes;
+  nm_status st;
+  ensure_path(L, h, cap);
+  if (!optimal) return nm_query_find_path_limited(h->q, s, e, sp, ep, f, max_iter, h->path, cap, n);
+  for (;;) {
+    st = nm_query_find_path_optimal(h->q, s, e, sp, ep, f, h->path, cap, n);
+    if (st == NM_ERR_NOMEM) raise_status(L, "findPath", st, NULL);
+    if (st < 0 || !(st & NM_TRUNCATED) || cap >= (1 << 24)) return st;
+    ensure_path(L, h, cap *= 4);
+  }
+}
+
+/* The optimal path's points (no inset or crossings asked) into a new
+ * table; the point buffer grows until the whole path fits (or max_pts).
+ * Returns the status. */
+static nm_status push_optimal_path(lua_State *L, lnm_mesh *h, nm_polyref s, nm_polyref e,
+                                   const float *sp, const float *ep, const nm_filter *f, int max_pts,
+                                   int out) {
+  int cap = max_pts < 64 ? max_pts : 64, n = 0;
+  nm_status st;
+  for (;;) {
+    ensure_pts(L, h, cap);
+    st = nm_query_path_optimal(h->q, s, e, sp, ep, f, h->pts, h->refs, cap, &n);
+    if (st == NM_ERR_NOMEM) raise_status(L, "path", st, NULL);
+    if (st < 0 || !(st & NM_TRUNCATED) || cap >= max_pts) break;
+    cap = cap > max_pts / 4 ? max_pts : cap * 4;
+  }
+  if (st < 0) return st;
+  push_floats_into(L, out, h->pts, 3 * n);
+  return st;
+}
+
+/* ---- end of the optimal-path block ---- */
+
+/* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter [, opts]])
+ *   -> polys, partial, outOfNodes, unfinished, fallback
+ * opts: { maxIterations = n } (unfinished: the cap stopped the search),
+ *       { optimal = true } (fallback: the filter made it use A*) */
 static int lnm_mesh_find_path(lua_State *L) {
+  static const char *const keys[] = {"optimal", "maxIterations", "reachableOnly", "out", NULL};
   lnm_mesh *h = check_mesh(L, 1);
-  nm_polyref s = check_valid_ref(L, h, 2), e = check_valid_ref(L, h, 3), *path;
+  nm_polyref s = check_valid_ref(L, h, 2), e = check_valid_ref(L, h, 3);
   float sp[3], ep[3];
   const nm_filter *f;
-  int n = 0;
+  int n = 0, optimal, max_iter, t, out;
   nm_status st;
   check_point(L, 4, sp);
   check_point(L, 7, ep);
   f = opt_filter(L, 10, h);
-  path = ensure_path(L, h, h->max_nodes);
-  if ((st = nm_query_find_path(h->q, s, e, sp, ep, f, path, h->max_nodes, &n)) < 0)
+  t = opt_table(L, 11, keys);
+  optimal = opt_bool(L, t, "optimal");
+  max_iter = t ? (int)field_int(L, t, "maxIterations", 0x7fffffff, 1, 0x7fffffff) : 0x7fffffff;
+  if (optimal && max_iter != 0x7fffffff) luaL_argerror(L, 11, "maxIterations does not apply to optimal paths");
+  if (opt_bool(L, t, "reachableOnly") && !nm_navmesh_is_reachable(h->mesh, s, e))
+    return push_unreachable(L, "findPath");
+  out = out_field(L, t, "out");
+  if ((st = run_find_path(L, h, optimal, max_iter, s, e, sp, ep, f, &n)) < 0)
     return push_fail(L, "findPath", st, NULL);
-  push_refs(L, path, n);
+  push_refs_into(L, out, h->path, n);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   lua_pushboolean(L, (st & NM_OUT_OF_NODES) != 0);
-  return 3;
+  lua_pushboolean(L, (st & NM_UNFINISHED) != 0);
+  lua_pushboolean(L, optimal && (st & NM_FALLBACK) != 0);
+  return 5;
 }
 
-static const char *const straight_opts[] = {"crossings", "inset", "maxPoints", NULL};
 
 /* Reads straight-path options from table t (0 = none); *max_pts too. */
 static void read_straight_opts(lua_State *L, int t, nm_straight_opts *o, int *max_pts) {
@@ -876,96 +1021,209 @@ static void read_straight_opts(lua_State *L, int t, nm_straight_opts *o, int *ma
   *max_pts = (int)field_int(L, t, "maxPoints", *max_pts, 1, 1 << 24);
 }
 
+/* Output tables of a straight path: points, flags, refs (0 = new table). */
+typedef struct straight_out {
+  int points, flags, refs;
+} straight_out;
+
 /* Runs the straight path over h->path[0..npath) and pushes points, and
- * (when `all`) flags and refs. Returns the number of pushed values. */
+ * (when `all`) flags and refs, into o's tables or new ones; `heights` puts
+ * the points on the detail surface (optimal paths). Returns the number of
+ * pushed values, -1 when the corridor was refused. */
 static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float *ep, int npath,
-                         const nm_straight_opts *o, int max_pts, int all, nm_status *status) {
+                         const nm_straight_opts *o, int max_pts, int all, int heights,
+                         const straight_out *out) {
   int cap = 2 * npath + 2, n = 0, i;
   nm_status st;
   if (max_pts < cap) cap = max_pts;
   ensure_pts(L, h, cap);
   st = nm_query_straight_path(h->q, sp, ep, h->path, npath, o, h->pts, h->flags, h->refs, cap, &n);
   if (st < 0) return -1;
-  if (status) *status = st;
-  lua_createtable(L, 3 * n, 0);
-  for (i = 0; i < 3 * n; i++) {
-    lua_pushnumber(L, h->pts[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
+  if (heights) nm_query_surface_heights(h->q, h->pts, h->refs, n, h->path[npath - 1]);
+  push_floats_into(L, out->points, h->pts, 3 * n);
   if (!all) return 1;
-  lua_createtable(L, n, 0);
+  out_begin(L, out->flags, n);
   for (i = 0; i < n; i++) {
     lua_pushinteger(L, h->flags[i]);
     lua_rawseti(L, -2, i + 1);
   }
-  push_refs(L, h->refs, n);
+  if (out->flags) out_end(L, n);
+  push_refs_into(L, out->refs, h->refs, n);
   return 3;
 }
 
-/* mesh:findStraightPath(sx,sy,sz, ex,ey,ez, polys [, opts]) -> points, flags, refs */
-static int lnm_mesh_find_straight(lua_State *L) {
-  lnm_mesh *h = check_mesh(L, 1);
-  float sp[3], ep[3];
-  nm_straight_opts o;
-  int npath, i, t, max_pts = 1 << 24, r;
+/* The corridor argument at idx (a list of references) into h->path. */
+static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
+  int npath = (int)lua_rawlen(L, idx), i;
   nm_polyref *path;
-  check_point(L, 2, sp);
-  check_point(L, 5, ep);
-  luaL_checktype(L, 8, LUA_TTABLE);
-  t = opt_table(L, 9, straight_opts);
-  read_straight_opts(L, t, &o, &max_pts);
-  npath = (int)lua_rawlen(L, 8);
-  if (npath == 0) luaL_argerror(L, 8, "empty polygon list");
+  if (npath == 0) luaL_argerror(L, idx, "empty polygon list");
   path = ensure_path(L, h, npath);
   for (i = 0; i < npath; i++) {
     lua_Number v;
-    lua_rawgeti(L, 8, i + 1);
+    lua_rawgeti(L, idx, i + 1);
     v = lua_tonumber(L, -1);
     if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v <= 0 || v > 4294967295.0)
-      luaL_argerror(L, 8, "polygon list must hold polygon references");
+      luaL_argerror(L, idx, "polygon list must hold polygon references");
     path[i] = (nm_polyref)v;
     lua_pop(L, 1);
   }
-  if (!nm_navmesh_is_valid_ref(h->mesh, path[0])) luaL_argerror(L, 8, "invalid polygon reference");
-  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, NULL);
+  if (!nm_navmesh_is_valid_ref(h->mesh, path[0])) luaL_argerror(L, idx, "invalid polygon reference");
+  return npath;
+}
+
+/* mesh:findStraightPath(sx,sy,sz, ex,ey,ez, polys [, opts]) -> points, flags, refs
+ * opts: crossings, inset, maxPoints, and points/flags/refs tables to fill. */
+static int lnm_mesh_find_straight(lua_State *L) {
+  static const char *const keys[] = {"crossings", "inset", "maxPoints", "points", "flags", "refs", NULL};
+  lnm_mesh *h = check_mesh(L, 1);
+  float sp[3], ep[3];
+  nm_straight_opts o;
+  straight_out out;
+  int npath, t, max_pts = 1 << 24, r;
+  check_point(L, 2, sp);
+  check_point(L, 5, ep);
+  luaL_checktype(L, 8, LUA_TTABLE);
+  t = opt_table(L, 9, keys);
+  read_straight_opts(L, t, &o, &max_pts);
+  npath = read_corridor(L, h, 8);
+  out.points = out_field(L, t, "points");
+  out.flags = out_field(L, t, "flags");
+  out.refs = out_field(L, t, "refs");
+  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, 0, &out);
   if (r < 0) return push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
   return r;
 }
 
-/* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial
- * (nearest polygons, A* and straight path in one call). */
-static int lnm_mesh_path(lua_State *L) {
-  static const char *const keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents", NULL};
-  lnm_mesh *h = check_mesh(L, 1);
-  float sp[3], ep[3], ext[3] = {2, 4, 2}, ns[3], ne[3], end[3];
-  const nm_filter *f = &h->filter;
+/* Everything mesh:path and mesh:paths are asked to do. */
+typedef struct path_opts {
   nm_straight_opts o;
+  int max_pts, optimal, reachable_only;
+  const nm_filter *f;
+  float ext[3];
+} path_opts;
+
+static const char *const path_keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents",
+                                        "optimal", "reachableOnly", "out", "partials", NULL};
+
+/* Reads the options table t (0 = none) of path/paths. */
+static void read_path_opts(lua_State *L, lnm_mesh *h, int t, path_opts *po) {
+  po->max_pts = 1 << 24;
+  po->f = &h->filter;
+  po->ext[0] = 2;
+  po->ext[1] = 4;
+  po->ext[2] = 2;
+  read_straight_opts(L, t, &po->o, &po->max_pts);
+  po->optimal = opt_bool(L, t, "optimal");
+  po->reachable_only = opt_bool(L, t, "reachableOnly");
+  if (!t) return;
+  lua_getfield(L, t, "filter");
+  if (!lua_isnil(L, -1)) po->f = (const nm_filter *)luaL_checkudata(L, -1, LNM_FILTER);
+  lua_pop(L, 1);
+  if (field_vec3(L, t, "halfExtents", po->ext) && (po->ext[0] < 0 || po->ext[1] < 0 || po->ext[2] < 0))
+    luaL_error(L, "bad option 'halfExtents' (must be >= 0)");
+}
+
+/* One whole path query: nearest polygons, corridor (A* or optimal), then
+ * the straight path into table `out` (0: a new one), left on the stack.
+ * Returns NM_OK / NM_PARTIAL / NM_FALLBACK bits, or a failure (nothing
+ * pushed): ERR_NO_POLY (*what says which end), ERR_NO_PATH. */
+static nm_status path_one(lua_State *L, lnm_mesh *h, const path_opts *po, const float *sp, const float *ep,
+                          int out, const char **what) {
+  float ns[3], ne[3], end[3];
   nm_polyref sref, eref;
-  int t, max_pts = 1 << 24, n = 0;
+  straight_out so;
   nm_status st;
-  check_point(L, 2, sp);
-  check_point(L, 5, ep);
-  t = opt_table(L, 8, keys);
-  read_straight_opts(L, t, &o, &max_pts);
-  if (t) {
-    lua_getfield(L, t, "filter");
-    if (!lua_isnil(L, -1)) f = (const nm_filter *)luaL_checkudata(L, -1, LNM_FILTER);
-    lua_pop(L, 1);
-    if (field_vec3(L, t, "halfExtents", ext) && (ext[0] < 0 || ext[1] < 0 || ext[2] < 0))
-      luaL_error(L, "bad option 'halfExtents' (must be >= 0)");
+  int n = 0;
+  *what = "path: start";
+  if (nm_query_find_nearest(h->q, sp, po->ext, po->f, &sref, ns, NULL) < 0) return NM_ERR_NO_POLY;
+  *what = "path: end";
+  if (nm_query_find_nearest(h->q, ep, po->ext, po->f, &eref, ne, NULL) < 0) return NM_ERR_NO_POLY;
+  *what = "path";
+  if (po->reachable_only && !nm_navmesh_is_reachable(h->mesh, sref, eref)) return NM_ERR_NO_PATH;
+  if (po->optimal && po->o.inset == 0 && po->o.crossings == NM_CROSSINGS_NONE) {
+    st = push_optimal_path(L, h, sref, eref, ns, ne, po->f, po->max_pts, out);
+    return st < 0 ? NM_ERR_NO_PATH : st & (NM_PARTIAL | NM_FALLBACK);
   }
-  if (nm_query_find_nearest(h->q, sp, ext, f, &sref, ns, NULL) < 0)
-    return push_fail(L, "path: start", NM_ERR_NO_POLY, NULL);
-  if (nm_query_find_nearest(h->q, ep, ext, f, &eref, ne, NULL) < 0)
-    return push_fail(L, "path: end", NM_ERR_NO_POLY, NULL);
-  ensure_path(L, h, h->max_nodes);
-  st = nm_query_find_path(h->q, sref, eref, ns, ne, f, h->path, h->max_nodes, &n);
-  if (st < 0 || n == 0) return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
+  st = run_find_path(L, h, po->optimal, 0x7fffffff, sref, eref, ns, ne, po->f, &n);
+  if (st < 0 || n == 0) return NM_ERR_NO_PATH;
   memcpy(end, ne, sizeof end);
   if (h->path[n - 1] != eref) nm_query_closest_point(h->q, h->path[n - 1], ne, end, NULL);
-  if (push_straight(L, h, ns, end, n, &o, max_pts, 0, NULL) < 0)
-    return push_fail(L, "path", NM_ERR_NO_PATH, NULL);
+  so.points = out;
+  so.flags = so.refs = 0;
+  if (push_straight(L, h, ns, end, n, &po->o, po->max_pts, 0, po->optimal, &so) < 0) return NM_ERR_NO_PATH;
+  return st & (NM_PARTIAL | NM_FALLBACK);
+}
+
+/* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial [, fallback]
+ * (nearest polygons, A* -- or the optimal search with opts.optimal, then
+ * heights from the detail mesh -- and straight path in one call). */
+static int lnm_mesh_path(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float sp[3], ep[3];
+  path_opts po;
+  const char *what;
+  nm_status st;
+  int t;
+  check_point(L, 2, sp);
+  check_point(L, 5, ep);
+  t = opt_table(L, 8, path_keys);
+  read_path_opts(L, h, t, &po);
+  st = path_one(L, h, &po, sp, ep, out_field(L, t, "out"), &what);
+  if (st < 0) return st == NM_ERR_NO_PATH && po.reachable_only ? push_unreachable(L, what) : push_fail(L, what, st, NULL);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
+  if (!po.optimal) return 2;
+  lua_pushboolean(L, (st & NM_FALLBACK) != 0);
+  return 3;
+}
+
+/* mesh:paths(queries [, opts]) -> results, partials
+ * Many path() queries in one call: queries is a flat list of six numbers
+ * per query (sx,sy,sz, ex,ey,ez). results[i] is the point list of query i,
+ * or false when it has no path (no polygon near an end, or reachableOnly
+ * and different islands); partials[i] says whether it stops short. With
+ * opts.out / opts.partials the results go into those tables, and the point
+ * lists already in opts.out are reused. Other options as for path(). */
+static int lnm_mesh_paths(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  path_opts po;
+  int t, nq, i, out, partials, res;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  t = opt_table(L, 3, path_keys);
+  read_path_opts(L, h, t, &po);
+  nq = (int)lua_rawlen(L, 2);
+  if (nq % 6) luaL_argerror(L, 2, "six numbers per query expected (sx,sy,sz, ex,ey,ez)");
+  nq /= 6;
+  out = out_field(L, t, "out");
+  partials = out_field(L, t, "partials");
+  out_begin(L, out, nq);
+  res = lua_gettop(L);
+  out_begin(L, partials, nq);
+  for (i = 0; i < nq; i++) {
+    float p[6];
+    const char *what;
+    nm_status st;
+    int k, inner = 0;
+    for (k = 0; k < 6; k++) {
+      lua_rawgeti(L, 2, 6 * i + k + 1);
+      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
+        luaL_argerror(L, 2, "coordinates must be finite numbers");
+      p[k] = (float)lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_rawgeti(L, res, i + 1); /* a point list to reuse? */
+    if (lua_istable(L, -1)) inner = lua_gettop(L);
+    else lua_pop(L, 1);
+    st = path_one(L, h, &po, p, p + 3, inner, &what);
+    if (st < 0) lua_pushboolean(L, 0);
+    lua_rawseti(L, res, i + 1);
+    if (inner) lua_pop(L, 1);
+    lua_pushboolean(L, st >= 0 && (st & NM_PARTIAL) != 0);
+    lua_rawseti(L, res + 1, i + 1);
+  }
+  if (partials) out_end(L, nq);
+  lua_pushvalue(L, res);
+  if (out) out_end(L, nq);
+  lua_insert(L, -2);
   return 2;
 }
 
@@ -1210,6 +1468,410 @@ static int lnm_unshare(lua_State *L) {
 static int lnm_shared_bytes(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)lnm_registry_bytes());
   return 1;
+}
+
+/* ---- query toolbox (issue 6): rays, surface moves, area searches, random
+ * points, sliced findPath, filter extras. Result lists reuse the handle's
+ * scratch; only the returned tables are allocated per call. ---- */
+
+#define LNM_WALL_SEGS 192 /* enough for any polygon (6 edges * 32 parts) */
+
+/* Frees the toolbox scratch of a handle. */
+static void toolbox_free(lnm_mesh *h) {
+  size_t n = (size_t)h->tb_cap;
+  if (h->tb_refs) h->alloc.fn(h->alloc.ud, h->tb_refs, n * sizeof(nm_polyref), 0);
+  if (h->tb_parents) h->alloc.fn(h->alloc.ud, h->tb_parents, n * sizeof(nm_polyref), 0);
+  if (h->tb_costs) h->alloc.fn(h->alloc.ud, h->tb_costs, n * sizeof(float), 0);
+  h->tb_refs = h->tb_parents = NULL;
+  h->tb_costs = NULL;
+  h->tb_cap = 0;
+}
+
+/* Makes room for n results (refs, parents, costs) in the toolbox scratch. */
+static void ensure_tb(lua_State *L, lnm_mesh *h, int n) {
+  size_t c;
+  if (n <= h->tb_cap) return;
+  toolbox_free(h);
+  c = (size_t)(n < 256 ? 256 : n);
+  h->tb_refs = (nm_polyref *)h->alloc.fn(h->alloc.ud, NULL, 0, c * sizeof(nm_polyref));
+  h->tb_parents = (nm_polyref *)h->alloc.fn(h->alloc.ud, NULL, 0, c * sizeof(nm_polyref));
+  h->tb_costs = (float *)h->alloc.fn(h->alloc.ud, NULL, 0, c * sizeof(float));
+  h->tb_cap = (int)c;
+  if (!h->tb_refs || !h->tb_parents || !h->tb_costs) {
+    toolbox_free(h);
+    luaL_error(L, "not enough memory");
+  }
+}
+
+/* Pushes an array of n numbers. */
+static void push_numbers(lua_State *L, const float *v, int n) {
+  int i;
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+}
+
+/* A finite number >= 0 (radius) argument. */
+static float check_radius(lua_State *L, int idx) {
+  float r = check_coord(L, idx);
+  if (r < 0) luaL_argerror(L, idx, "radius must be >= 0");
+  return r;
+}
+
+/* The (ref, x,y,z, radius) arguments at 2..6 of the circle queries. */
+static nm_polyref check_circle(lua_State *L, lnm_mesh *h, float c[3], float *r) {
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  check_point(L, 3, c);
+  *r = check_radius(L, 6);
+  return ref;
+}
+
+/* Fails with nil, msg, code, except out of memory, which raises. */
+static int toolbox_fail(lua_State *L, const char *what, nm_status st) {
+  if (st == NM_ERR_NOMEM) raise_status(L, what, st, NULL);
+  return push_fail(L, what, st, NULL);
+}
+
+/* mesh:raycast(ref, sx,sy,sz, ex,ey,ez [, filter]) -> t, nx, ny, nz, polys
+ * (t = math.huge when the end is reached) */
+static int lnm_mesh_raycast(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  float sp[3], ep[3], t, nrm[3];
+  const nm_filter *f;
+  int n = 0;
+  nm_status st;
+  check_point(L, 3, sp);
+  check_point(L, 6, ep);
+  f = opt_filter(L, 9, h);
+  ensure_path(L, h, 256);
+  while ((st = nm_query_raycast(h->q, ref, sp, ep, f, &t, nrm, h->path, h->path_cap, &n)) == NM_TRUNCATED)
+    ensure_path(L, h, 2 * h->path_cap); /* rare: a very long ray */
+  if (st < 0) return toolbox_fail(L, "raycast", st);
+  lua_pushnumber(L, t == FLT_MAX ? (lua_Number)HUGE_VAL : (lua_Number)t);
+  push_point(L, nrm);
+  push_refs(L, h->path, n);
+  return 5;
+}
+
+/* mesh:moveAlongSurface(ref, sx,sy,sz, ex,ey,ez [, filter]) -> x, y, z, visited
+ * (y is projected onto the detail surface of the last visited polygon) */
+static int lnm_mesh_move_along_surface(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2), visited[64];
+  float sp[3], ep[3], res[3], on[3];
+  const nm_filter *f;
+  int n = 0;
+  nm_status st;
+  check_point(L, 3, sp);
+  check_point(L, 6, ep);
+  f = opt_filter(L, 9, h);
+  st = nm_query_move_along_surface(h->q, ref, sp, ep, f, res, visited, 64, &n);
+  if (st < 0) return toolbox_fail(L, "moveAlongSurface", st);
+  if (nm_query_closest_point(h->q, n ? visited[n - 1] : ref, res, on, NULL) == NM_OK) res[1] = on[1];
+  push_point(L, res);
+  push_refs(L, visited, n);
+  return 4;
+}
+
+/* mesh:findDistanceToWall(ref, x,y,z, maxRadius [, filter])
+ * -> dist, hx,hy,hz, nx,ny,nz (just maxRadius when no wall is that close) */
+static int lnm_mesh_distance_to_wall(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float c[3], r, d, hit[3], nrm[3];
+  nm_polyref ref = check_circle(L, h, c, &r);
+  int found = 0;
+  nm_status st = nm_query_distance_to_wall(h->q, ref, c, r, opt_filter(L, 7, h), &d, hit, nrm, &found);
+  if (st < 0) return toolbox_fail(L, "findDistanceToWall", st);
+  lua_pushnumber(L, d);
+  if (!found) return 1;
+  push_point(L, hit);
+  push_point(L, nrm);
+  return 7;
+}
+
+/* mesh:seed(n): restarts this handle's random generator. */
+static int lnm_mesh_seed(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_query_seed(h->q, (uint64_t)lnm_checkinteger(L, 2));
+  return 0;
+}
+
+/* Pushes ref, x, y, z of a random point. */
+static int push_random(lua_State *L, const char *what, nm_status st, nm_polyref ref, const float *pt) {
+  if (st < 0) return toolbox_fail(L, what, st);
+  lua_pushinteger(L, (lua_Integer)ref);
+  push_point(L, pt);
+  return 4;
+}
+
+/* mesh:findRandomPoint([filter]) -> ref, x, y, z */
+static int lnm_mesh_random_point(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = 0;
+  float pt[3] = {0, 0, 0};
+  nm_status st = nm_query_random_point(h->q, opt_filter(L, 2, h), &ref, pt);
+  return push_random(L, "findRandomPoint", st, ref, pt);
+}
+
+/* mesh:findRandomPointAroundCircle(ref, x,y,z, radius [, filter]) -> ref, x, y, z */
+static int lnm_mesh_random_point_around(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float c[3], r, pt[3] = {0, 0, 0};
+  nm_polyref start = check_circle(L, h, c, &r), ref = 0;
+  nm_status st = nm_query_random_point_around(h->q, start, c, r, opt_filter(L, 7, h), &ref, pt);
+  return push_random(L, "findRandomPointAroundCircle", st, ref, pt);
+}
+
+/* Pushes refs, parents (and costs when with_costs) of n toolbox results. */
+static int push_found(lua_State *L, lnm_mesh *h, int n, int with_costs) {
+  push_refs(L, h->tb_refs, n);
+  push_refs(L, h->tb_parents, n);
+  if (!with_costs) return 2;
+  push_numbers(L, h->tb_costs, n);
+  return 3;
+}
+
+/* mesh:findPolysAroundCircle(ref, x,y,z, radius [, filter]) -> refs, parents, costs */
+static int lnm_mesh_polys_around_circle(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float c[3], r;
+  nm_polyref ref = check_circle(L, h, c, &r);
+  int n = 0;
+  nm_status st;
+  ensure_tb(L, h, h->max_nodes);
+  st = nm_query_polys_around_circle(h->q, ref, c, r, opt_filter(L, 7, h), h->tb_refs, h->tb_parents,
+                                    h->tb_costs, h->tb_cap, &n);
+  if (st < 0) return toolbox_fail(L, "findPolysAroundCircle", st);
+  return push_found(L, h, n, 1);
+}
+
+/* mesh:findPolysAroundShape(ref, {x1,y1,z1, ...} [, filter]) -> refs, parents, costs */
+static int lnm_mesh_polys_around_shape(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2);
+  float local[3 * 64], *verts = local;
+  int i, nv, n = 0;
+  nm_status st;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  nv = (int)lua_rawlen(L, 3);
+  if (nv < 9 || nv % 3) luaL_argerror(L, 3, "shape must be a flat list of at least 3 points {x1,y1,z1, ...}");
+  if (nv > 3 * 64) verts = (float *)scratch(L, (size_t)nv * sizeof(float));
+  for (i = 0; i < nv; i++) {
+    lua_Number x;
+    lua_rawgeti(L, 3, i + 1);
+    x = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38)
+      luaL_argerror(L, 3, "shape coordinates must be finite numbers");
+    verts[i] = (float)x;
+    lua_pop(L, 1);
+  }
+  ensure_tb(L, h, h->max_nodes);
+  st = nm_query_polys_around_shape(h->q, ref, verts, nv / 3, opt_filter(L, 4, h), h->tb_refs,
+                                   h->tb_parents, h->tb_costs, h->tb_cap, &n);
+  if (st < 0) return toolbox_fail(L, "findPolysAroundShape", st);
+  return push_found(L, h, n, 1);
+}
+
+/* mesh:findLocalNeighbourhood(ref, x,y,z, radius [, filter]) -> refs, parents */
+static int lnm_mesh_local_neighbourhood(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float c[3], r;
+  nm_polyref ref = check_circle(L, h, c, &r);
+  int n = 0;
+  nm_status st;
+  ensure_tb(L, h, 64);
+  st = nm_query_local_neighbourhood(h->q, ref, c, r, opt_filter(L, 7, h), h->tb_refs, h->tb_parents,
+                                    h->tb_cap, &n);
+  if (st < 0) return toolbox_fail(L, "findLocalNeighbourhood", st);
+  return push_found(L, h, n, 0);
+}
+
+/* mesh:queryPolygons(cx,cy,cz, hx,hy,hz [, filter]) -> refs */
+static int lnm_mesh_query_polygons(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  float c[3], ext[3];
+  const nm_filter *f;
+  int n = 0;
+  nm_status st;
+  check_point(L, 2, c);
+  check_point(L, 5, ext);
+  if (ext[0] < 0 || ext[1] < 0 || ext[2] < 0) luaL_argerror(L, 5, "half extents must be >= 0");
+  f = opt_filter(L, 8, h);
+  ensure_tb(L, h, 256);
+  while ((st = nm_query_polygons(h->q, c, ext, f, h->tb_refs, h->tb_cap, &n)) == NM_TRUNCATED)
+    ensure_tb(L, h, 2 * h->tb_cap);
+  if (st < 0) return toolbox_fail(L, "queryPolygons", st);
+  push_refs(L, h->tb_refs, n);
+  return 1;
+}
+
+/* mesh:getPolyWallSegments(ref [, filter]) -> segments, segmentRefs
+ * (walls have ref 0; portals carry the polygon across) */
+static int lnm_mesh_wall_segments(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref ref = check_valid_ref(L, h, 2), refs[LNM_WALL_SEGS];
+  float segs[6 * LNM_WALL_SEGS];
+  int n = 0;
+  nm_status st = nm_query_wall_segments(h->q, ref, opt_filter(L, 3, h), segs, refs, LNM_WALL_SEGS, &n);
+  if (st < 0) return toolbox_fail(L, "getPolyWallSegments", st);
+  push_numbers(L, segs, 6 * n);
+  push_refs(L, refs, n);
+  return 2;
+}
+
+/* ---- sliced findPath ---- */
+
+/* mesh:findPathBegin(sref, eref, sx,sy,sz, ex,ey,ez [, filter]) -> true */
+static int lnm_mesh_find_path_begin(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  nm_polyref s = check_valid_ref(L, h, 2), e = check_valid_ref(L, h, 3);
+  float sp[3], ep[3];
+  nm_status st;
+  check_point(L, 4, sp);
+  check_point(L, 7, ep);
+  if ((st = nm_query_find_path_begin(h->q, s, e, sp, ep, opt_filter(L, 10, h))) < 0)
+    return toolbox_fail(L, "findPathBegin", st);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* Pushes nil, "<what>: no sliced path search in progress (...)", "ERR_STATE". */
+static int push_no_sliced(lua_State *L, const char *what) {
+  lua_pushnil(L);
+  lua_pushfstring(L, "%s: no sliced path search in progress (not begun, already ended, or ended "
+                  "by another search or a mesh change on this handle)", what);
+  lua_pushstring(L, nm_status_name(NM_ERR_STATE));
+  return 3;
+}
+
+/* mesh:findPathStep(maxIterations) -> "in_progress" | "done", iterations */
+static int lnm_mesh_find_path_step(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  lua_Integer it = lnm_checkinteger(L, 2);
+  int done = 0;
+  nm_status st;
+  if (it < 1) luaL_argerror(L, 2, "maxIterations must be >= 1");
+  st = nm_query_find_path_step(h->q, it > 0x7fffffff ? 0x7fffffff : (int)it, &done);
+  if (st == NM_ERR_STATE) return push_no_sliced(L, "findPathStep");
+  lua_pushstring(L, (st & NM_UNFINISHED) ? "in_progress" : "done");
+  lua_pushinteger(L, done);
+  return 2;
+}
+
+/* mesh:findPathEnd() -> polys, partial (partial also when ended early) */
+static int lnm_mesh_find_path_end(lua_State *L) {
+  lnm_mesh *h = check_mesh(L, 1);
+  int n = 0;
+  nm_status st;
+  ensure_path(L, h, h->max_nodes);
+  st = nm_query_find_path_end(h->q, h->path, h->path_cap, &n);
+  if (st == NM_ERR_STATE) return push_no_sliced(L, "findPathEnd");
+  if (st < 0) return toolbox_fail(L, "findPathEnd", st);
+  push_refs(L, h->path, n);
+  lua_pushboolean(L, (st & NM_PARTIAL) != 0);
+  return 2;
+}
+
+/* ---- filter extras: areaChangeCost, heuristicScale ---- */
+
+/* An area key of areaChangeCost: 0..63 or "*" (any area). */
+static int check_change_area(lua_State *L, int idx) {
+  lua_Number a;
+  if (lua_type(L, idx) == LUA_TSTRING && strcmp(lua_tostring(L, idx), "*") == 0) return NM_AREA_ANY;
+  a = lua_tonumber(L, idx);
+  if (lua_type(L, idx) != LUA_TNUMBER || a != floor(a) || a < 0 || a >= NM_MAX_AREAS)
+    luaL_error(L, "bad option 'areaChangeCost' (areas must be 0..63 or \"*\")");
+  return (int)a;
+}
+
+/* Sets one area-change cost, raising on bad values or a full filter. */
+static void set_change(lua_State *L, nm_filter *f, int from, int to, lua_Number cost) {
+  if (!isfinite(cost) || cost < 0) luaL_error(L, "bad option 'areaChangeCost' (costs must be finite numbers >= 0)");
+  if (nm_filter_set_area_change(f, from, to, (float)cost) < 0)
+    luaL_error(L, "bad option 'areaChangeCost' (at most %d area pairs)", NM_MAX_AREA_CHANGES);
+}
+
+/* Reads areaChangeCost = {[from] = {[to] = cost}} and heuristicScale from
+ * the filter options table t. */
+static int filter_read_toolbox(lua_State *L, int t, nm_filter *f) {
+  f->heuristic_scale = (float)field_number(L, t, "heuristicScale", f->heuristic_scale, 0);
+  lua_getfield(L, t, "areaChangeCost");
+  if (lua_isnil(L, -1)) { lua_pop(L, 1); return 0; }
+  if (!lua_istable(L, -1)) luaL_error(L, "bad option 'areaChangeCost' (table expected)");
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    int from = check_change_area(L, -2);
+    if (!lua_istable(L, -1)) luaL_error(L, "bad option 'areaChangeCost' ({[from] = {[to] = cost}} expected)");
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+      if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "bad option 'areaChangeCost' (costs must be numbers)");
+      set_change(L, f, from, check_change_area(L, -2), lua_tonumber(L, -1));
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
+
+/* filter:areaChangeCost(from, to [, cost]) -> cost (areas 0..63 or "*") */
+static int lnm_filter_area_change(lua_State *L) {
+  nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
+  int from = check_change_area(L, 2), to = check_change_area(L, 3);
+  if (!lua_isnoneornil(L, 4)) set_change(L, f, from, to, luaL_checknumber(L, 4));
+  lua_pushnumber(L, nm_filter_area_change(f, from, to));
+  return 1;
+}
+
+/* filter:heuristicScale([scale]) -> scale (A* heuristic weight, 0.999 default) */
+static int lnm_filter_heuristic_scale(lua_State *L) {
+  nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
+  if (!lua_isnoneornil(L, 2)) {
+    lua_Number v = luaL_checknumber(L, 2);
+    if (!isfinite(v) || v < 0) luaL_argerror(L, 2, "scale must be a finite number >= 0");
+    f->heuristic_scale = (float)v;
+  }
+  lua_pushnumber(L, f->heuristic_scale);
+  return 1;
+}
+
+static const luaL_Reg toolbox_mesh_methods[] = {
+  {"raycast", lnm_mesh_raycast},
+  {"moveAlongSurface", lnm_mesh_move_along_surface},
+  {"findDistanceToWall", lnm_mesh_distance_to_wall},
+  {"seed", lnm_mesh_seed},
+  {"findRandomPoint", lnm_mesh_random_point},
+  {"findRandomPointAroundCircle", lnm_mesh_random_point_around},
+  {"findPolysAroundCircle", lnm_mesh_polys_around_circle},
+  {"findPolysAroundShape", lnm_mesh_polys_around_shape},
+  {"findLocalNeighbourhood", lnm_mesh_local_neighbourhood},
+  {"queryPolygons", lnm_mesh_query_polygons},
+  {"getPolyWallSegments", lnm_mesh_wall_segments},
+  {"findPathBegin", lnm_mesh_find_path_begin},
+  {"findPathStep", lnm_mesh_find_path_step},
+  {"findPathEnd", lnm_mesh_find_path_end},
+  {NULL, NULL}
+};
+
+static const luaL_Reg toolbox_filter_methods[] = {
+  {"areaChangeCost", lnm_filter_area_change},
+  {"heuristicScale", lnm_filter_heuristic_scale},
+  {NULL, NULL}
+};
+
+/* Adds the toolbox methods to the NavMesh and Filter classes. */
+static void toolbox_register(lua_State *L) {
+  luaL_getmetatable(L, LNM_MESH);
+  lua_getfield(L, -1, "__index");
+  luaL_setfuncs(L, toolbox_mesh_methods, 0);
+  lua_pop(L, 2);
+  luaL_getmetatable(L, LNM_FILTER);
+  lua_getfield(L, -1, "__index");
+  luaL_setfuncs(L, toolbox_filter_methods, 0);
+  lua_pop(L, 2);
 }
 
 /* ==== building from triangles: navmesh.build, navmesh.buildObj,
@@ -1602,6 +2264,7 @@ static const luaL_Reg mesh_methods[] = {
   {"findPath", lnm_mesh_find_path},
   {"findStraightPath", lnm_mesh_find_straight},
   {"path", lnm_mesh_path},
+  {"paths", lnm_mesh_paths},
   {"polyRefs", lnm_mesh_poly_refs},
   {"getPolyVerts", lnm_mesh_poly_verts},
   {"closestPointOnPoly", lnm_mesh_closest_point},
@@ -1671,6 +2334,7 @@ int luaopen_navmesh_core(lua_State *L) {
 #endif
   new_class(L, LNM_MESH, mesh_methods, 1);
   new_class(L, LNM_FILTER, filter_methods, 0);
+  toolbox_register(L);
   luaL_newlib(L, module_funcs);
   lua_pushliteral(L, NM_VERSION_STRING);
   lua_setfield(L, -2, "_VERSION");

@@ -384,6 +384,7 @@ nm_status nm_navmesh_set_poly_flags(nm_navmesh *m, nm_polyref ref, uint16_t flag
   if (m->frozen) return NM_ERR_READONLY;
   if (!nm_ref_get(m, ref, &t, &p)) return NM_ERR_PARAM;
   ((nm_poly *)p)->flags = flags;
+  m->generation++; /* derived data (optimal-search corner cache) depends on flags */
   return NM_OK;
 }
 

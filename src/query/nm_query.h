@@ -49,16 +49,34 @@ typedef struct nm_heap {
   uint32_t size, cap;
 } nm_heap;
 
-/* State of a sliced (step by step) path search. */
+/* State of a sliced (step by step) path search. The search owns the node
+ * pool while pool_stamp matches the query's and the mesh generation is
+ * unchanged; anything else taking the pool (or changing the mesh) ends it. */
+enum { NM_SLICED_NONE = 0, NM_SLICED_RUNNING = 1, NM_SLICED_DONE = 2 };
 typedef struct nm_sliced {
-  int active;
-  nm_status status;
+  int state;              /* NM_SLICED_* */
+  nm_status status;       /* detail bits gathered so far */
   nm_polyref start_ref, end_ref;
   float start[3], end[3];
-  nm_filter filter;
-  nm_node *last_best;
-  float last_best_cost;
+  nm_filter filter;       /* a copy: the caller's may go away */
+  nm_node *last_best;     /* node closest to the goal so far */
+  float last_best_cost;   /* its heuristic */
+  uint32_t stamp;         /* pool_stamp when the search took the pool */
+  uint32_t generation;    /* mesh generation at begin */
 } nm_sliced;
+
+/* Area-sum table of findRandomPoint: refs of the passing ground polygons
+ * and running sums of their X/Z areas (doubles: sums over big worlds). */
+typedef struct nm_rand_table {
+  nm_polyref *refs;
+  double *cum;
+  int count, cap;
+  int valid;
+  uint32_t generation;    /* mesh generation it was built for */
+  uint16_t include_flags, exclude_flags;
+} nm_rand_table;
+
+#define NM_TINY_NODES 64  /* moveAlongSurface / findLocalNeighbourhood pool (Detour's) */
 
 struct nm_query {
   nm_alloc alloc;
@@ -67,12 +85,18 @@ struct nm_query {
   nm_heap open;
   nm_sliced sliced;
   uint64_t rng;
+  nm_nodepool tiny;       /* small pool for the breadth-first surface walks */
+  uint32_t pool_stamp;    /* bumped whenever a search takes pool and open list */
+  nm_rand_table rtab;
+  struct nm_opt *opt;   /* optimal-search scratch (optimal.c), made on first use */
 };
 
 NM_INTERNAL nm_status nm_nodepool_init(nm_nodepool *p, const nm_alloc *a, uint32_t max);
 NM_INTERNAL void nm_nodepool_free(nm_nodepool *p, const nm_alloc *a);
 NM_INTERNAL nm_status nm_heap_init(nm_heap *h, const nm_alloc *a, uint32_t cap, nm_node *base);
 NM_INTERNAL void nm_heap_free(nm_heap *h, const nm_alloc *a);
+NM_INTERNAL void nm_rand_table_free(nm_query *q); /* random.c */
+NM_INTERNAL void nm_opt_free(nm_query *q); /* optimal.c */
 
 static inline uint32_t nm_hash_ref(nm_polyref r, uint32_t shift) {
   return (uint32_t)(r * 2654435761u) >> shift;
@@ -182,5 +206,130 @@ static inline int nm_filter_pass(const nm_filter *f, const nm_poly *p) {
 NM_INTERNAL int nm_portal_points(const nm_navmesh *m, nm_polyref from, const nm_tile *ft,
                                  const nm_poly *fp, nm_polyref to, const nm_tile *tt,
                                  const nm_poly *tp, float *left, float *right);
+
+/* Midpoint of the portal from -> to ((l + r) * 0.5, Detour's rounding);
+ * mid is left alone when the polygons are not adjacent. */
+NM_INTERNAL void nm_edge_mid(const nm_navmesh *m, nm_polyref from, const nm_tile *ft,
+                             const nm_poly *fp, nm_polyref to, const nm_tile *tt,
+                             const nm_poly *tp, float *mid);
+
+/* ---- shared by the query toolbox ---- */
+
+/* Writes the polygons from the start node to node `end` of pool into path
+ * (cut at the end when cap is too small: NM_TRUNCATED). */
+NM_INTERNAL nm_status nm_path_to_node(const nm_nodepool *pool, const nm_node *end,
+                                      nm_polyref *path, int cap, int *count);
+
+/* Clears the node pool and open list for a new search, ending any sliced
+ * search that held them. */
+static inline void nm_query_take_pool(nm_query *q) {
+  nm_nodepool_clear(&q->pool);
+  nm_heap_clear(&q->open);
+  q->pool_stamp++;
+}
+
+/* Area-change cost of a step from polygon cur into polygon next. */
+static inline float nm_filter_change(const nm_filter *f, const nm_poly *cur, const nm_poly *next) {
+  const int a = nm_poly_area(cur), b = nm_poly_area(next);
+  return (f->area_change_count && a != b) ? nm_filter_area_change(f, a, b) : 0.0f;
+}
+
+/* Cost of walking pa -> pb on polygon cur and then entering polygon next
+ * (Detour's getCost plus the area-change cost). Detour's float rounding. */
+static inline float nm_filter_cost(const nm_filter *f, const float *pa, const float *pb,
+                                   const nm_poly *cur, const nm_poly *next) {
+  const float c = nm_vdist(pa, pb) * f->area_cost[nm_poly_area(cur)];
+  return f->area_change_count ? c + nm_filter_change(f, cur, next) : c;
+}
+
+/* Unit vector in place (Detour's: multiply by 1/length); zero stays zero. */
+static inline void nm_vnormalize(float *v) {
+  const float l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  if (l2 > 0) {
+    const float d = 1.0f / sqrtf(l2);
+    v[0] *= d;
+    v[1] *= d;
+    v[2] *= d;
+  }
+}
+
+/* Collects the vertices of polygon p into verts [(x,y,z) * 6]; returns n. */
+static inline int nm_poly_verts(const nm_tile *t, const nm_poly *p, float *verts) {
+  int i;
+  for (i = 0; i < p->vert_count; i++) nm_vcopy(&verts[i * 3], &t->verts[p->verts[i] * 3]);
+  return p->vert_count;
+}
+
+/* Clipping of a segment against a convex polygon in X/Z (Cyrus-Beck), one
+ * edge at a time: lo/hi are the parameters where the segment enters and
+ * leaves, smin/smax the edges crossed there (-1 none). winding -1 for
+ * polygons wound the other way round from navmesh polygons. Detour's
+ * operation order, so raycasts agree with it bit for bit; inline so that
+ * raycast's constant winding folds away and the state stays in registers. */
+typedef struct nm_clip {
+  float p0x, p0z, dx, dz, winding, lo, hi;
+  int smin, smax;
+} nm_clip;
+
+static inline void nm_clip_begin(nm_clip *c, const float *p0, const float *p1, float winding) {
+  c->p0x = p0[0];
+  c->p0z = p0[2];
+  c->dx = p1[0] - p0[0];
+  c->dz = p1[2] - p0[2];
+  c->winding = winding;
+  c->lo = 0;
+  c->hi = 1;
+  c->smin = c->smax = -1;
+}
+
+/* Clips by edge j (vj -> vi); 0 when the segment misses the polygon. */
+static inline int nm_clip_edge(nm_clip *c, const float *vi, const float *vj, int j) {
+  const float ex = vi[0] - vj[0], ez = vi[2] - vj[2];
+  const float fx = c->p0x - vj[0], fz = c->p0z - vj[2];
+  const float n = (ez * fx - ex * fz) * c->winding; /* perp(edge, diff) */
+  const float d = (c->dz * ex - c->dx * ez) * c->winding; /* perp(dir, edge) */
+  float t;
+  if (fabsf(d) < 0.000001f) return n >= 0; /* parallel: outside it means no hit */
+  if (d < 0) { /* entering across this edge (n >= 0: at t <= 0, which never beats lo) */
+    if (n < 0 && (t = n / d) > c->lo) {
+      c->lo = t;
+      c->smin = j;
+      return !(c->lo > c->hi);
+    }
+  } else if ((t = n / d) < c->hi) { /* leaving across this edge */
+    c->hi = t;
+    c->smax = j;
+    return !(c->hi < c->lo);
+  }
+  return 1;
+}
+
+/* Segment p0-p1 against polygon verts [(x,y,z) * nverts]: tmin/tmax and
+ * seg_min/seg_max as in nm_clip; 0 when it misses. */
+static inline int nm_intersect_seg_poly2d(const float *p0, const float *p1, const float *verts,
+                                          int nverts, float winding, float *tmin, float *tmax,
+                                          int *seg_min, int *seg_max) {
+  nm_clip c;
+  int i, j, hit = 1;
+  nm_clip_begin(&c, p0, p1, winding);
+  for (i = 0, j = nverts - 1; i < nverts && hit; j = i++) hit = nm_clip_edge(&c, &verts[i * 3], &verts[j * 3], j);
+  *tmin = c.lo;
+  *tmax = c.hi;
+  *seg_min = c.smin;
+  *seg_max = c.smax;
+  return hit;
+}
+
+/* Boundary parts of edge j of polygon p (polys.c): segs [6 * n] gets
+ * (ax,ay,az,bx,by,bz) per part, refs [n] the polygon across (0 for walls).
+ * With refs NULL only wall parts are given. Returns n <= NM_EDGE_SEGS_MAX. */
+#define NM_EDGE_SEGS_MAX 32
+NM_INTERNAL int nm_edge_wall_parts(const nm_navmesh *m, const nm_tile *t, const nm_poly *p, int j,
+                                   const nm_filter *f, float *segs, nm_polyref *refs);
+
+/* The area search of findPolysAroundCircle without output (around.c): the
+ * polygons reached are the nodes left in the pool. */
+NM_INTERNAL nm_status nm_around_circle_nodes(nm_query *q, nm_polyref start_ref, const float *center,
+                                             float radius, const nm_filter *f);
 
 #endif

@@ -4,13 +4,16 @@
  * placed at the midpoint of the portal they were entered through; the cost of
  * a step is the distance between those points times the area cost of the
  * polygon walked on, and the last step adds the distance to the goal. The
- * heuristic is the straight distance to the goal scaled by 0.999. When the
- * goal cannot be reached the path leads to the node with the smallest
- * heuristic, i.e. the polygon closest to the goal (a "partial" path).
+ * heuristic is the straight distance to the goal scaled by the filter's
+ * heuristic_scale (0.999 as Detour). Entering a polygon of another area adds
+ * the filter's area-change cost (Unreal's addition). When the goal cannot be
+ * reached the path leads to the node with the smallest heuristic, i.e. the
+ * polygon closest to the goal (a "partial" path).
+ * The search is sliced (begin / step / end, as Detour's sliced findPath);
+ * findPath runs it to the end in one go, so both give the same corridor.
  * The loop mirrors Detour's findPath so the corridors agree with it. */
+#include <limits.h>
 #include "nm_query.h"
-
-#define NM_H_SCALE 0.999f
 
 int nm_portal_points(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, const nm_poly *fp,
                      nm_polyref to, const nm_tile *tt, const nm_poly *tp, float *left, float *right) {
@@ -49,9 +52,8 @@ int nm_portal_points(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, co
   return 1;
 }
 
-/* Midpoint of the portal from -> to. */
-static void edge_mid(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, const nm_poly *fp,
-                     nm_polyref to, const nm_tile *tt, const nm_poly *tp, float *mid) {
+void nm_edge_mid(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, const nm_poly *fp,
+                 nm_polyref to, const nm_tile *tt, const nm_poly *tp, float *mid) {
   float l[3], r[3];
   if (!nm_portal_points(m, from, ft, fp, to, tt, tp, l, r)) return;
   mid[0] = (l[0] + r[0]) * 0.5f;
@@ -59,9 +61,7 @@ static void edge_mid(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, co
   mid[2] = (l[2] + r[2]) * 0.5f;
 }
 
-/* Writes the polygons from the start to node `end` into path (cut at the end
- * when cap is too small). */
-static nm_status path_to_node(const nm_nodepool *pool, const nm_node *end, nm_polyref *path, int cap,
+nm_status nm_path_to_node(const nm_nodepool *pool, const nm_node *end, nm_polyref *path, int cap,
                               int *count) {
   const nm_node *n = end;
   int len = 0, w;
@@ -77,9 +77,9 @@ static nm_status path_to_node(const nm_nodepool *pool, const nm_node *end, nm_po
 }
 
 /* Relaxes every neighbour of `best`; returns NM_OUT_OF_NODES bits. */
-static nm_status expand(nm_query *q, nm_node *best, nm_polyref end_ref, const float *end,
-                        const nm_filter *f, nm_node **last_best, float *last_best_cost) {
+static nm_status expand(nm_query *q, nm_sliced *s, nm_node *best) {
   const nm_navmesh *m = q->mesh;
+  const nm_filter *f = &s->filter;
   const nm_tile *bt, *nt;
   const nm_poly *bp, *np;
   const nm_node *parent = nm_node_at(&q->pool, best->pidx);
@@ -97,13 +97,13 @@ static nm_status expand(nm_query *q, nm_node *best, nm_polyref end_ref, const fl
     if (!nm_filter_pass(f, np)) continue;
     nn = nm_nodepool_get(&q->pool, nref, l->side != 0xff ? (uint32_t)(l->side >> 1) : 0);
     if (!nn) { st |= NM_OUT_OF_NODES; continue; }
-    if (nn->flags == 0) edge_mid(m, best_ref, bt, bp, nref, nt, np, nn->pos);
-    cost = best->cost + nm_vdist(best->pos, nn->pos) * f->area_cost[nm_poly_area(bp)];
-    if (nref == end_ref) {
-      cost += nm_vdist(nn->pos, end) * f->area_cost[nm_poly_area(np)];
+    if (nn->flags == 0) nm_edge_mid(m, best_ref, bt, bp, nref, nt, np, nn->pos);
+    cost = best->cost + nm_filter_cost(f, best->pos, nn->pos, bp, np);
+    if (nref == s->end_ref) {
+      cost += nm_vdist(nn->pos, s->end) * f->area_cost[nm_poly_area(np)];
       heur = 0;
     } else {
-      heur = nm_vdist(nn->pos, end) * NM_H_SCALE;
+      heur = nm_vdist(nn->pos, s->end) * f->heuristic_scale;
     }
     total = cost + heur;
     if ((nn->flags & (NM_NODE_OPEN | NM_NODE_CLOSED)) && total >= nn->total) continue;
@@ -117,9 +117,9 @@ static nm_status expand(nm_query *q, nm_node *best, nm_polyref end_ref, const fl
       nn->flags |= NM_NODE_OPEN;
       nm_heap_push(&q->open, nn);
     }
-    if (heur < *last_best_cost) {
-      *last_best_cost = heur;
-      *last_best = nn;
+    if (heur < s->last_best_cost) {
+      s->last_best_cost = heur;
+      s->last_best = nn;
     }
   }
   return st;
@@ -135,41 +135,106 @@ static nm_status path_args(nm_query *q, nm_polyref s, nm_polyref e, const float 
   return NM_OK;
 }
 
-nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
-                             const float start[3], const float end[3], const nm_filter *filter,
-                             nm_polyref *path, int cap, int *count) {
-  nm_node *sn, *last_best;
-  float last_best_cost;
+nm_status nm_query_find_path_begin(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                   const float start[3], const float end[3],
+                                   const nm_filter *filter) {
+  nm_sliced *s = &q->sliced;
+  nm_node *sn;
   nm_status st;
-  if (!count) return NM_ERR_PARAM;
-  *count = 0;
-  if (!path || cap <= 0) return NM_ERR_PARAM;
+  s->state = NM_SLICED_NONE;
   if ((st = path_args(q, start_ref, end_ref, start, end, filter)) < 0) return st;
-  if (start_ref == end_ref) {
-    path[0] = start_ref;
+  nm_query_take_pool(q);
+  s->stamp = q->pool_stamp;
+  s->generation = q->mesh->generation;
+  s->status = NM_OK;
+  s->start_ref = start_ref;
+  s->end_ref = end_ref;
+  nm_vcopy(s->start, start);
+  nm_vcopy(s->end, end);
+  if (&s->filter != filter) s->filter = *filter;
+  sn = nm_nodepool_get(&q->pool, start_ref, 0);
+  nm_vcopy(sn->pos, start);
+  sn->total = nm_vdist(start, end) * s->filter.heuristic_scale;
+  sn->flags = NM_NODE_OPEN;
+  nm_heap_push(&q->open, sn);
+  s->last_best = sn;
+  s->last_best_cost = sn->total;
+  s->state = start_ref == end_ref ? NM_SLICED_DONE : NM_SLICED_RUNNING;
+  return NM_OK;
+}
+
+/* The sliced search, when it still owns the pool and the mesh is unchanged. */
+static nm_sliced *sliced_live(nm_query *q) {
+  nm_sliced *s = &q->sliced;
+  if (s->state == NM_SLICED_NONE) return NULL;
+  if (s->stamp != q->pool_stamp || s->generation != q->mesh->generation) {
+    s->state = NM_SLICED_NONE;
+    return NULL;
+  }
+  return s;
+}
+
+nm_status nm_query_find_path_step(nm_query *q, int max_iter, int *done) {
+  nm_sliced *s = sliced_live(q);
+  int it = 0;
+  if (done) *done = 0;
+  if (!s) return NM_ERR_STATE;
+  if (max_iter < 1) return NM_ERR_PARAM;
+  while (s->state == NM_SLICED_RUNNING && it < max_iter) {
+    nm_node *best;
+    if (!q->open.size) {
+      s->state = NM_SLICED_DONE;
+      break;
+    }
+    it++;
+    best = nm_heap_pop(&q->open);
+    best->flags = (best->flags & ~NM_NODE_OPEN) | NM_NODE_CLOSED;
+    if (best->id == s->end_ref) {
+      s->last_best = best;
+      s->state = NM_SLICED_DONE;
+      break;
+    }
+    s->status |= expand(q, s, best);
+  }
+  if (s->state == NM_SLICED_RUNNING && !q->open.size) s->state = NM_SLICED_DONE;
+  if (done) *done = it;
+  return s->state == NM_SLICED_DONE ? s->status : (s->status | NM_UNFINISHED);
+}
+
+nm_status nm_query_find_path_end(nm_query *q, nm_polyref *path, int cap, int *count) {
+  nm_sliced *s = sliced_live(q);
+  nm_status st;
+  if (count) *count = 0;
+  if (!s) return NM_ERR_STATE;
+  if (!path || cap <= 0 || !count) return NM_ERR_PARAM;
+  st = s->status | (s->state == NM_SLICED_RUNNING ? NM_UNFINISHED : NM_OK);
+  s->state = NM_SLICED_NONE;
+  if (s->start_ref == s->end_ref) {
+    path[0] = s->start_ref;
     *count = 1;
     return NM_OK;
   }
-  nm_nodepool_clear(&q->pool);
-  nm_heap_clear(&q->open);
-  sn = nm_nodepool_get(&q->pool, start_ref, 0);
-  nm_vcopy(sn->pos, start);
-  sn->total = nm_vdist(start, end) * NM_H_SCALE;
-  sn->flags = NM_NODE_OPEN;
-  nm_heap_push(&q->open, sn);
-  last_best = sn;
-  last_best_cost = sn->total;
-  st = NM_OK;
-  while (q->open.size) {
-    nm_node *best = nm_heap_pop(&q->open);
-    best->flags = (best->flags & ~NM_NODE_OPEN) | NM_NODE_CLOSED;
-    if (best->id == end_ref) {
-      last_best = best;
-      break;
-    }
-    st |= expand(q, best, end_ref, end, filter, &last_best, &last_best_cost);
-  }
-  st |= path_to_node(&q->pool, last_best, path, cap, count);
-  if (last_best->id != end_ref) st |= NM_PARTIAL;
+  st |= nm_path_to_node(&q->pool, s->last_best, path, cap, count);
+  if (s->last_best->id != s->end_ref) st |= NM_PARTIAL;
   return st;
+}
+
+nm_status nm_query_find_path_limited(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                     const float start[3], const float end[3],
+                                     const nm_filter *filter, int max_iter, nm_polyref *path,
+                                     int cap, int *count) {
+  nm_status st;
+  if (!count) return NM_ERR_PARAM;
+  *count = 0;
+  if (!path || cap <= 0 || max_iter < 1) return NM_ERR_PARAM;
+  if ((st = nm_query_find_path_begin(q, start_ref, end_ref, start, end, filter)) < 0) return st;
+  nm_query_find_path_step(q, max_iter, NULL);
+  return nm_query_find_path_end(q, path, cap, count);
+}
+
+nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                             const float start[3], const float end[3], const nm_filter *filter,
+                             nm_polyref *path, int cap, int *count) {
+  return nm_query_find_path_limited(q, start_ref, end_ref, start, end, filter, INT_MAX, path, cap,
+                                    count);
 }

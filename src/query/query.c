@@ -8,6 +8,9 @@ void nm_filter_init(nm_filter *f) {
   for (i = 0; i < NM_MAX_AREAS; i++) f->area_cost[i] = 1.0f;
   f->include_flags = 0xffff;
   f->exclude_flags = 0;
+  f->heuristic_scale = 0.999f;
+  f->area_change_count = 0;
+  memset(f->area_change, 0, sizeof f->area_change);
 }
 
 nm_status nm_nodepool_init(nm_nodepool *p, const nm_alloc *a, uint32_t max) {
@@ -59,7 +62,8 @@ nm_status nm_query_new(nm_navmesh *mesh, int max_nodes, const nm_alloc *alloc, n
   if (!(q = (nm_query *)nm_calloc(&a, sizeof *q))) return NM_ERR_NOMEM;
   q->alloc = a;
   if (nm_nodepool_init(&q->pool, &a, (uint32_t)max_nodes) < 0 ||
-      nm_heap_init(&q->open, &a, (uint32_t)max_nodes, q->pool.nodes) < 0) {
+      nm_heap_init(&q->open, &a, (uint32_t)max_nodes, q->pool.nodes) < 0 ||
+      nm_nodepool_init(&q->tiny, &a, NM_TINY_NODES) < 0) {
     nm_query_free(q);
     return NM_ERR_NOMEM;
   }
@@ -74,8 +78,11 @@ void nm_query_free(nm_query *q) {
   nm_alloc a;
   if (!q) return;
   a = q->alloc;
+  nm_opt_free(q);
   nm_nodepool_free(&q->pool, &a);
   nm_heap_free(&q->open, &a);
+  nm_nodepool_free(&q->tiny, &a);
+  nm_rand_table_free(q);
   nm_navmesh_release(q->mesh);
   nm_free(&a, q, sizeof *q);
 }

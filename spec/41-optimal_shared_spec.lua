@@ -1,0 +1,137 @@
+-- Optimal paths on the shared navmeshes (../shared, skipped when absent):
+-- exactness against the brute-force oracle (spec/optimal_check.lua) on
+-- random pairs, and the comparison with Detour's straight paths on the
+-- oracle cases: never longer, and how often and by how much shorter.
+local helper = require "helper"
+local navmesh = require "navmesh"
+local check = require "optimal_check"
+
+local REL = 1e-4
+
+local function load(name)
+  local large = name == "city_tiled" or name == "maze_tiled"
+  return assert(navmesh.load(helper.shared .. "/navmeshes/" .. name .. ".bin", { maxNodes = large and 65535 or 2048 }))
+end
+
+local function optimal_length(mesh, a, sx, sy, sz, b, gx, gy, gz)
+  local polys, partial, oon = mesh:findPath(a, b, sx, sy, sz, gx, gy, gz, nil, { optimal = true })
+  return helper.length2d(mesh:findStraightPath(sx, sy, sz, gx, gy, gz, polys)), partial, oon
+end
+
+-- Random pairs (the goal within `near` of the start in X/Z when given).
+local function compare(mesh, W, pairs, seed, near)
+  local rnd = check.rng(seed)
+  local r = { checked = 0, bad = {}, maxrel = 0, unreachable = 0 }
+  local np, tries = #W.polys, 0
+  while r.checked + r.unreachable < pairs and tries < pairs * 20 do
+    tries = tries + 1
+    local a = 1 + math.floor(rnd() * np)
+    local sx, sy, sz = check.point_in(W, a, rnd)
+    local b = 1 + math.floor(rnd() * np)
+    if r.unreachable >= pairs / 10 then -- enough unreachable goals: stay on the start's island
+      local tries_b = 0
+      while not check.connected(W, a, b) and tries_b < 20 do
+        b, tries_b = 1 + math.floor(rnd() * np), tries_b + 1
+      end
+    end
+    if near then
+      local cands = {}
+      for i, P in ipairs(W.polys) do
+        local bb = P.bb
+        if bb[1] <= sx + near and bb[3] >= sx - near and bb[2] <= sz + near and bb[4] >= sz - near then
+          cands[#cands + 1] = i
+        end
+      end
+      b = cands[1 + math.floor(rnd() * #cands)]
+    end
+    local gx, gy, gz = check.point_in(W, b, rnd)
+    local A, B = W.polys[a], W.polys[b]
+    local len, partial, oon = optimal_length(mesh, A.ref, sx, sy, sz, B.ref, gx, gy, gz)
+    assert(not oon, "optimal search ran out of nodes")
+    if partial then
+      r.unreachable = r.unreachable + 1
+      if check.connected(W, a, b) then
+        r.bad[#r.bad + 1] = ("%d -> %d: optimal says unreachable"):format(A.ref, B.ref)
+      end
+    elseif not near or len <= 3 * near then
+      local brute = check.shortest(W, sx, sz, a, gx, gz, b, len * (1 + 2 * REL) + 1e-6)
+      local rel = brute == math.huge and math.huge or math.abs(len - brute) / math.max(brute, 1e-9)
+      r.checked = r.checked + 1
+      if rel > r.maxrel then r.maxrel = rel end
+      if rel > REL then
+        r.bad[#r.bad + 1] = ("%d (%.9g, %.9g, %.9g) -> %d (%.9g, %.9g, %.9g): optimal %.6f brute %.6f"):format(
+          A.ref, sx, sy, sz, B.ref, gx, gy, gz, len, brute)
+      end
+    end
+  end
+  return r
+end
+
+local all = {}
+for _, n in ipairs(helper.small_meshes) do all[#all + 1] = n end
+for _, n in ipairs(helper.large_meshes) do all[#all + 1] = n end
+
+describe("optimal paths on the shared navmeshes", function()
+  if helper.skip_without_shared("optimal-path specs on shared navmeshes") then return end
+  for _, name in ipairs(all) do
+    if helper.exists(helper.shared .. "/navmeshes/" .. name .. ".bin") then
+      local large = name == "city_tiled" or name == "maze_tiled"
+      it("equal brute-force shortest paths on " .. name, function()
+        local mesh = load(name)
+        local W = check.extract(mesh)
+        local t0 = os.clock()
+        -- large worlds: short pairs only (the oracle is quadratic in corners)
+        local r = compare(mesh, W, large and 40 or 150, #name, large and (name == "city_tiled" and 30 or 12) or nil)
+        print(("# optimal %-16s %3d pairs (%d unreachable), %5d corners: %d disagree, max rel diff %.2g (%.2f s)"):format(
+          name, r.checked, r.unreachable, #W.nodes, #r.bad, r.maxrel, os.clock() - t0))
+        for i = 1, math.min(#r.bad, 5) do print("#   " .. r.bad[i]) end
+        assert.are.equal(0, #r.bad)
+        assert.is_true(r.checked >= (large and 20 or 60))
+        mesh:close()
+      end)
+    end
+    if helper.exists(helper.shared .. "/oracle/" .. name .. ".jsonl") then
+      it("is never longer than Detour's straight path on the " .. name .. " oracle cases", function()
+        local mesh = load(name)
+        local n, shorter, sum, max, longer, pdiff, hdiff = 0, 0, 0, 0, {}, 0, 0
+        for _, c in ipairs(helper.oracle(name)) do
+          if c.path ~= helper.null and c.path.status == "success" and c.straight ~= helper.null then
+            local s, e = c.nearest_start.pos, c.nearest_end.pos
+            local len, partial = optimal_length(mesh, c.nearest_start.ref, s[1], s[2], s[3],
+                                                c.nearest_end.ref, e[1], e[2], e[3])
+            local d = c.straight.length_2d
+            n = n + 1
+            -- mesh:path (turns straight from the search, heights from the
+            -- detail mesh) gives the same path from the raw query points
+            local pts, p2 = mesh:path(c.start[1], c.start[2], c.start[3], c["end"][1], c["end"][2], c["end"][3],
+                                      { optimal = true })
+            local dl = math.abs(helper.length2d(pts) - len)
+            if dl > pdiff then pdiff = dl end
+            if p2 or dl > 1e-5 * (1 + len) then
+              longer[#longer + 1] = ("case %d: mesh:path %.6f, corridor + funnel %.6f"):format(c.case, helper.length2d(pts), len)
+            end
+            for i = 1, #pts, 3 do
+              local ref = mesh:findNearestPoly(pts[i], pts[i + 1], pts[i + 2], 0.01, 0.5, 0.01)
+              local _, y = mesh:closestPointOnPoly(ref, pts[i], pts[i + 1], pts[i + 2])
+              if math.abs(y - pts[i + 1]) > hdiff then hdiff = math.abs(y - pts[i + 1]) end
+            end
+            if partial or len > d * (1 + 1e-5) + 1e-5 then
+              longer[#longer + 1] = ("case %d: optimal %.6f, Detour %.6f%s"):format(c.case, len, d, partial and " (partial)" or "")
+            elseif len < d * (1 - 1e-5) then
+              local gain = (d - len) / d
+              shorter, sum = shorter + 1, sum + gain
+              if gain > max then max = gain end
+            end
+          end
+        end
+        print(("# optimal vs Detour %-16s %3d cases: shorter in %3d (%5.1f%%), by mean %.2f%%, max %.2f%%"):format(
+          name, n, shorter, helper.percent(shorter, n), shorter > 0 and 100 * sum / shorter or 0, 100 * max))
+        print(("#   mesh:path: length within %.2g of corridor + funnel, heights within %.2g of the surface"):format(pdiff, hdiff))
+        for i = 1, math.min(#longer, 5) do print("#   longer: " .. longer[i]) end
+        assert.are.equal(0, #longer)
+        assert.is_true(hdiff < 1e-3)
+        mesh:close()
+      end)
+    end
+  end
+end)
