@@ -86,27 +86,29 @@ end
 -- so that 5.1/LuaJIT can still parse this file) ----
 local checksum_chunk = (loadstring or load)([[
   if not string.unpack then return nil end
-  local P1, P2, P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
   local unpack = string.unpack
-  local function rotl(x, r) return (x << r) | (x >> (64 - r)) end
+  local function mix64(h)
+    h = h ~ (h >> 33); h = h * 0xC2B2AE3D27D4EB4F
+    h = h ~ (h >> 29); h = h * 0x165667B19E3779F9
+    return h ~ (h >> 32)
+  end
   return function(s, from) -- format.c's nm_format_checksum over s[from..]
-    local n, i = #s - from + 1, from
-    local v = { P1 + P2, P2, 0, -P1 }
+    local a, b, i = { 1, 2, 3, 4 }, { 0, 0, 0, 0 }, from
+    local h = #s - from + 1
     while i + 32 <= #s + 1 do
-      for k = 1, 4 do v[k] = rotl(v[k] + unpack("<i8", s, i + 8 * (k - 1)) * P2, 31) * P1 end
+      for k = 1, 4 do
+        a[k] = a[k] + unpack("<i8", s, i + 8 * (k - 1))
+        b[k] = b[k] + a[k]
+      end
       i = i + 32
     end
-    local h = rotl(v[1], 1) + rotl(v[2], 7) + rotl(v[3], 12) + rotl(v[4], 18) + n
-    while i + 8 <= #s + 1 do
-      h = rotl(h ~ (rotl(unpack("<i8", s, i) * P2, 31) * P1), 27) * P1 + P3
-      i = i + 8
-    end
     while i <= #s do
-      h = rotl(h ~ (s:byte(i) * P3), 11) * P1
+      a[1] = a[1] + s:byte(i)
+      b[1] = b[1] + a[1]
       i = i + 1
     end
-    h = h ~ (h >> 33); h = h * P2; h = h ~ (h >> 29); h = h * P3
-    return string.pack("<i8", h ~ (h >> 32))
+    for k = 1, 4 do h = mix64(h ~ mix64(a[k] + 0x9E3779B97F4A7C15 * k) ~ (b[k] * 0x9E3779B185EBCA87)) end
+    return string.pack("<i8", h)
   end
 ]]) -- nil on 5.1/LuaJIT: the bit operators do not parse there
 local checksum = checksum_chunk and checksum_chunk()
