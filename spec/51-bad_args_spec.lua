@@ -138,6 +138,7 @@ describe("bad arguments", function()
       for i = 1, 4 do b[i] = string.char(v % 256); v = math.floor(v / 256) end
       return table.concat(b)
     end
+    local npolys = #m:polyRefs()
     local blob = m:removeTile(0, 0)
     local function at(x, y) return blob:sub(1, 8) .. le32(x) .. le32(y) .. blob:sub(17) end
     local sparse = navmesh.new{ origin = { 0, 0, 0 }, tileWidth = 12, maxTiles = 4, maxPolys = 16 }
@@ -145,6 +146,10 @@ describe("bad arguments", function()
     assert.is_truthy(sparse:addTile(at(-200000000, 200000000)))
     local r, x, y, z = sparse:findNearestPoly(2, 0, 2, 1e12, 10, 1e12)
     assert.is_true(sparse:isValidPolyRef(r) and finite(x, y, z))
+    if sparse.queryPolygons then
+      local refs = sparse:queryPolygons(2, 0, 2, 1e12, 10, 1e12)
+      assert.are.equal(2 * npolys, #refs) -- every polygon of both copies of the tile
+    end
     sparse:close()
   end)
 

@@ -202,6 +202,13 @@ NM_INTERNAL void nm_tile_bind(nm_tile *tile, uint8_t *data, size_t size);
 /* navmesh.c */
 NM_INTERNAL int nm_navmesh_tiles_at(const nm_navmesh *m, int x, int y, const nm_tile **out, int cap);
 NM_INTERNAL const nm_tile *nm_navmesh_tile_at(const nm_navmesh *m, int x, int y, int layer);
+/* Calls fn for every tile in grid cells x0..x1, y0..y1: cell by cell in
+ * Detour's order (Z outer, X inner) when the range is small, by slot when
+ * it spans far more cells than there are tiles (a huge box over a sparse
+ * grid would otherwise walk up to 2^58 empty cells; only the order among
+ * equal candidates can differ, and Detour itself would not finish). */
+NM_INTERNAL void nm_navmesh_visit_tiles(const nm_navmesh *m, int x0, int y0, int x1, int y1,
+                                        void (*fn)(void *ud, const nm_tile *t), void *ud);
 NM_INTERNAL nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, size_t size,
                                              nm_polyref want_ref, nm_diag *diag,
                                              nm_polyref *ref_out);
