@@ -153,6 +153,16 @@ describe("bad arguments", function()
     sparse:close()
   end)
 
+  it("degenerate requests answer: a path from a point to itself (A* and optimal)", function()
+    for _, opts in ipairs { {}, { optimal = true }, { optimal = true, inset = 0.3 } } do
+      local pts = m:path(2, 0, 2, 2, 0, 2, opts)
+      assert.is_true(#pts >= 3 and #pts % 3 == 0)
+      assert.is_true(finite(pts[1], pts[2], pts[3]) and math.abs(pts[1] - 2) < 1e-3 and math.abs(pts[3] - 2) < 1e-3)
+    end
+    local polys = m:findPath(ref, ref, 2, 0, 2, 2, 0, 2, nil, { optimal = true })
+    assert.are.same({ ref }, polys)
+  end)
+
   it("build and OBJ input: bad arguments raise, bad data is an outcome", function()
     if not navmesh.build then return print("# SKIP navmesh.build is not in this library yet") end
     local v, t = { 0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, 10 }, { 1, 3, 2, 1, 4, 3 }
