@@ -36,7 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Every status the API may return is one of the listed ones. */
 static inline int fz_status_known(nm_status st) {
-  if (st >= 0) return (st & ~(NM_PARTIAL | NM_TRUNCATED | NM_OUT_OF_NODES)) == 0;
+  int bits = 0;
+#define FZ_BIT(name, value, text) bits |= (value) > 0 ? (value) : 0;
+  NM_STATUS_LIST(FZ_BIT)
+#undef FZ_BIT
+  if (st >= 0) return (st & ~bits) == 0;
   return strcmp(nm_status_name(st), "UNKNOWN") != 0;
 }
 

@@ -4,12 +4,15 @@
  * decodes into up to 64 operations: nearest polygon, path, straight path
  * (crossings, inset, caps), closest point, boundary point, poly height,
  * filters, polygon flags/areas, adding (possibly damaged) and removing tiles,
- * islands, portals, freezing.
+ * islands, portals, freezing, and the toolbox (raycast, moveAlongSurface,
+ * distanceToWall, area queries, random points, optimal, limited and sliced
+ * paths).
  * Coordinates come from fz_coord (lattice, NaN, inf, huge), references from
  * polygons seen so far, from every polygon of the mesh, or raw 32-bit values.
  * Invariants: statuses known, returned refs valid, points finite, counts
  * within caps, failures leave counts at 0, consecutive path polygons share a
  * portal, a complete path joins polygons of one island. */
+#include <float.h>
 #include "fuzz.h"
 
 /* The fixture, made once: MSET bytes and the nine tile blobs. */
@@ -265,12 +268,144 @@ static void op_freeze(qstate *s) {
   FZ_CHECK(nm_navmesh_add_tile(s->m, g_tiles[0], g_tile_size[0], NULL, NULL) == NM_ERR_READONLY);
 }
 
+/* ---- the toolbox: raycast, moveAlongSurface, distanceToWall, area
+ * queries, random points, optimal paths, sliced search ---- */
+
+static void check_refs(qstate *s, nm_status st, const nm_polyref *refs, int n, int cap) {
+  int i;
+  FZ_CHECK(fz_status_known(st));
+  if (st < 0) return;
+  FZ_CHECK(n >= 0 && n <= cap);
+  for (i = 0; i < n; i++) FZ_CHECK(nm_navmesh_is_valid_ref(s->m, refs[i]));
+}
+
+static void op_raycast_move(qstate *s) {
+  const nm_polyref a = pick_ref(s);
+  const uint8_t how = fz_u8(&s->r);
+  float p0[3], p1[3], t = -1, nrm[3], res[3];
+  nm_polyref refs[32];
+  int n = -1, cap = 1 + how % 32;
+  nm_status st;
+  fz_point(&s->r, p0);
+  fz_point(&s->r, p1);
+  if (how & 32) {
+    st = nm_query_move_along_surface(s->q, a, p0, p1, &s->f, res, refs, cap, &n);
+    check_refs(s, st, refs, n, cap);
+    if (st >= 0) FZ_CHECK(fz_finite3(res));
+  } else {
+    st = nm_query_raycast(s->q, a, p0, p1, &s->f, &t, nrm, refs, cap, &n);
+    check_refs(s, st, refs, n, cap);
+    if (st >= 0) FZ_CHECK(fz_finite3(nrm) && (t == FLT_MAX || (t >= 0 && t <= 1)));
+  }
+}
+
+static void op_around(qstate *s) {
+  const nm_polyref a = pick_ref(s);
+  const uint8_t how = fz_u8(&s->r);
+  float c[3], radius = fz_coord(&s->r), dist, hit[3], nrm[3], costs[48], pt[3], shape[4 * 3];
+  nm_polyref refs[48], parents[48], got = 0;
+  int n = -1, cap = 1 + how % 48, found, i;
+  nm_status st;
+  fz_point(&s->r, c);
+  switch ((how >> 6) | ((fz_u8(&s->r) & 1) << 2)) {
+    case 0:
+      st = nm_query_distance_to_wall(s->q, a, c, radius, &s->f, &dist, hit, nrm, &found);
+      FZ_CHECK(fz_status_known(st));
+      if (st >= 0) FZ_CHECK(isfinite(dist) && fz_finite3(hit) && fz_finite3(nrm));
+      break;
+    case 1:
+      st = nm_query_polys_around_circle(s->q, a, c, radius, &s->f, refs, parents, costs, cap, &n);
+      check_refs(s, st, refs, n, cap);
+      break;
+    case 2:
+      st = nm_query_local_neighbourhood(s->q, a, c, radius, &s->f, refs, parents, cap, &n);
+      check_refs(s, st, refs, n, cap);
+      break;
+    case 3:
+      st = nm_query_random_point_around(s->q, a, c, radius, &s->f, &got, pt);
+      FZ_CHECK(fz_status_known(st));
+      if (st >= 0) FZ_CHECK(nm_navmesh_is_valid_ref(s->m, got) && fz_finite3(pt));
+      break;
+    case 4:
+      for (i = 0; i < 4; i++) fz_point(&s->r, &shape[i * 3]);
+      st = nm_query_polys_around_shape(s->q, a, shape, 3 + (how & 1), &s->f, refs, NULL, NULL, cap, &n);
+      check_refs(s, st, refs, n, cap);
+      break;
+    default: {
+      float ext[3];
+      pick_ext(s, ext);
+      st = nm_query_polygons(s->q, c, ext, &s->f, refs, cap, &n);
+      check_refs(s, st, refs, n, cap);
+    }
+  }
+}
+
+static void op_walls_random(qstate *s) {
+  const nm_polyref a = pick_ref(s);
+  const uint8_t how = fz_u8(&s->r);
+  float segs[192 * 6], pt[3];
+  nm_polyref refs[192], got = 0;
+  int n = -1, cap = 1 + how % 192, i;
+  nm_status st;
+  if (how & 1) {
+    nm_query_seed(s->q, how);
+    st = nm_query_random_point(s->q, &s->f, &got, pt);
+    FZ_CHECK(st == NM_OK || st == NM_ERR_NO_POLY || st == NM_ERR_NOMEM);
+    if (st == NM_OK) FZ_CHECK(nm_navmesh_is_valid_ref(s->m, got) && fz_finite3(pt));
+    return;
+  }
+  st = nm_query_wall_segments(s->q, a, &s->f, segs, (how & 2) ? NULL : refs, cap, &n);
+  FZ_CHECK(fz_status_known(st));
+  if (st < 0) return;
+  FZ_CHECK(n >= 0 && n <= cap);
+  for (i = 0; i < n; i++) {
+    FZ_CHECK(fz_finite3(&segs[i * 6]) && fz_finite3(&segs[i * 6 + 3]));
+    if (!(how & 2)) FZ_CHECK(refs[i] == 0 || nm_navmesh_is_valid_ref(s->m, refs[i]));
+  }
+}
+
+/* Optimal paths (corridor or points), limited and sliced A*. */
+static void op_other_paths(qstate *s) {
+  const nm_polyref a = pick_ref(s), b = pick_ref(s);
+  const uint8_t how = fz_u8(&s->r);
+  float p0[3], p1[3], pts[64 * 3];
+  nm_polyref refs[64];
+  int n = -1, cap = 1 + how % 64, i, done;
+  nm_status st;
+  fz_point(&s->r, p0);
+  fz_point(&s->r, p1);
+  switch (how >> 6) {
+    case 0:
+      st = nm_query_find_path_optimal(s->q, a, b, p0, p1, &s->f, refs, cap, &n);
+      check_refs(s, st, refs, n, cap);
+      break;
+    case 1:
+      st = nm_query_path_optimal(s->q, a, b, p0, p1, &s->f, pts, refs, cap, &n);
+      check_refs(s, st, refs, n, cap);
+      for (i = 0; st >= 0 && i < n; i++) FZ_CHECK(fz_finite3(&pts[i * 3]));
+      break;
+    case 2:
+      st = nm_query_find_path_limited(s->q, a, b, p0, p1, &s->f, 1 + fz_u8(&s->r), refs, cap, &n);
+      check_refs(s, st, refs, n, cap);
+      break;
+    default:
+      st = nm_query_find_path_begin(s->q, a, b, p0, p1, &s->f);
+      FZ_CHECK(fz_status_known(st));
+      for (i = 0; i < 4; i++) {
+        st = nm_query_find_path_step(s->q, 1 + fz_u8(&s->r) % 16, &done);
+        FZ_CHECK(fz_status_known(st));
+      }
+      st = nm_query_find_path_end(s->q, refs, cap, &n);
+      check_refs(s, st, refs, n, cap);
+  }
+}
+
 static void run_ops(qstate *s) {
   int nops = 0;
   while (fz_left(&s->r) && nops++ < 64) {
     const uint8_t op = fz_u8(&s->r);
     if (op == 0xff) { op_freeze(s); continue; }
-    switch (op % 14) {
+    switch (op % 18) {
       case 0: case 1: op_nearest(s); break;
       case 2: case 3: op_path(s); break;
       case 4: op_straight(s); break;
@@ -282,7 +417,11 @@ static void run_ops(qstate *s) {
       case 10: op_add_tile(s); break;
       case 11: op_remove_tile(s); break;
       case 12: op_islands(s); break;
-      default: op_portal(s); break;
+      case 13: op_portal(s); break;
+      case 14: op_raycast_move(s); break;
+      case 15: op_around(s); break;
+      case 16: op_walls_random(s); break;
+      default: op_other_paths(s); break;
     }
   }
 }
