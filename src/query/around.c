@@ -270,13 +270,14 @@ static nm_status wall_expand(nm_query *q, nm_node *best, nm_polyref parent_ref, 
   nm_ref_unsafe(m, best->id, &bt, &bp);
   for (i = bp->first_link; i != NM_NULL_LINK; i = bt->links[i].next) {
     const nm_link *l = &bt->links[i];
-    const float *va = &bt->verts[bp->verts[l->edge] * 3];
-    const float *vb = &bt->verts[bp->verts[(l->edge + 1) % bp->vert_count] * 3];
+    const float *va, *vb;
     nm_node *nn;
     float tseg;
     if (!l->ref || l->ref == parent_ref) continue;
     nm_ref_unsafe(m, l->ref, &nt, &np);
-    if (nm_poly_type(np) == NM_POLYTYPE_OFFMESH) continue;
+    if (nm_poly_type(np) == NM_POLYTYPE_OFFMESH) continue; /* (its link has edge 0xff: no edge) */
+    va = &bt->verts[bp->verts[l->edge] * 3];
+    vb = &bt->verts[bp->verts[(l->edge + 1) % bp->vert_count] * 3];
     if (nm_dist_pt_seg_sqr2d(w->center, va, vb, &tseg) > w->rad_sqr) continue;
     if (!nm_filter_pass(f, np)) continue;
     if (!(nn = nm_nodepool_get(&q->pool, l->ref, 0))) { st |= NM_OUT_OF_NODES; continue; }
