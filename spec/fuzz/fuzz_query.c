@@ -311,6 +311,9 @@ static void op_around(qstate *s) {
     case 0:
       st = nm_query_distance_to_wall(s->q, a, c, radius, &s->f, &dist, hit, nrm, &found);
       FZ_CHECK(fz_status_known(st));
+      if (st >= 0 && !(isfinite(dist) && fz_finite3(hit) && fz_finite3(nrm)))
+        fprintf(stderr, "distanceToWall(%#x, %g %g %g, r %g): dist %g hit %g %g %g normal %g %g %g\n",
+                (unsigned)a, c[0], c[1], c[2], radius, dist, hit[0], hit[1], hit[2], nrm[0], nrm[1], nrm[2]);
       if (st >= 0) FZ_CHECK(isfinite(dist) && fz_finite3(hit) && fz_finite3(nrm));
       break;
     case 1:
