@@ -288,6 +288,19 @@ static nm_status wall_expand(nm_query *q, nm_node *best, nm_polyref parent_ref, 
   return st;
 }
 
+/* The X/Z distance and the unit normal (hit to center, as the float path
+ * makes them) in double precision, for a center so far away (near FLT_MAX)
+ * that the float squares overflow. */
+static void wall_far(const float *center, const float *hit, float *dist, float *normal) {
+  const double dx = (double)center[0] - hit[0], dy = (double)center[1] - hit[1];
+  const double dz = (double)center[2] - hit[2], d = sqrt(dx * dx + dz * dz);
+  const double len = sqrt(dx * dx + dy * dy + dz * dz);
+  *dist = d < FLT_MAX ? (float)d : FLT_MAX;
+  normal[0] = len > 0 ? (float)(dx / len) : 0.0f;
+  normal[1] = len > 0 ? (float)(dy / len) : 0.0f;
+  normal[2] = len > 0 ? (float)(dz / len) : 0.0f;
+}
+
 nm_status nm_query_distance_to_wall(nm_query *q, nm_polyref ref, const float center[3],
                                     float max_radius, const nm_filter *filter, float *dist,
                                     float hit[3], float normal[3], int *found) {
@@ -314,6 +327,7 @@ nm_status nm_query_distance_to_wall(nm_query *q, nm_polyref ref, const float cen
   nm_vsub(normal, center, w.hit);
   nm_vnormalize(normal);
   *dist = w.found ? sqrtf(w.rad_sqr) : max_radius;
+  if (w.found && !isfinite(*dist)) wall_far(center, w.hit, dist, normal);
   *found = w.found;
   return st;
 }
