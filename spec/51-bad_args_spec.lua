@@ -163,6 +163,23 @@ describe("bad arguments", function()
     assert.are.same({ ref }, polys)
   end)
 
+  it("A* with zero area costs and far-away end points (NaN costs) ends", function()
+    local v, polys = {}, {}
+    for j = 0, 5 do for i = 0, 5 do v[#v + 1], v[#v + 2], v[#v + 3] = i * 4, 0, j * 4 end end
+    for j = 0, 4 do
+      for i = 0, 4 do local a = j * 6 + i + 1; polys[#polys + 1] = { a, a + 1, a + 7, a + 6 } end
+    end
+    local grid = navmesh.fromPolygons{ vertices = v, polygons = polys }
+    local f = navmesh.filter{ areaCost = { [0] = 0 } } -- 0 * inf distance = NaN
+    local a, b = grid:findNearestPoly(1, 0, 1), grid:findNearestPoly(19, 0, 19)
+    for _, big in ipairs { 3e38, 1e30 } do
+      local p = grid:findPath(a, b, big, 0, big, -big, 0, -big, f)
+      assert.is_true(#p >= 1 and p[1] == a)
+      for _, r in ipairs(p) do assert.is_true(grid:isValidPolyRef(r)) end
+    end
+    grid:close()
+  end)
+
   it("build and OBJ input: bad arguments raise, bad data is an outcome", function()
     if not navmesh.build then return print("# SKIP navmesh.build is not in this library yet") end
     local v, t = { 0, 0, 0, 10, 0, 0, 10, 0, 10, 0, 0, 10 }, { 1, 3, 2, 1, 4, 3 }
