@@ -76,6 +76,32 @@ nm_status nm_path_to_node(const nm_nodepool *pool, const nm_node *end, nm_polyre
   return len > cap ? NM_TRUNCATED : NM_OK;
 }
 
+/* Midpoint of the portal that link l of polygon fp (tile ft) leads through:
+ * nm_edge_mid's arithmetic without looking the link up again (the search
+ * already holds it); off-mesh connections take the long way. */
+static inline void link_mid(const nm_navmesh *m, nm_polyref from, const nm_tile *ft,
+                            const nm_poly *fp, const nm_link *l, const nm_tile *nt,
+                            const nm_poly *np, float *mid) {
+  const float *a, *b;
+  float left[3], right[3];
+  if (nm_poly_type(fp) == NM_POLYTYPE_OFFMESH || nm_poly_type(np) == NM_POLYTYPE_OFFMESH) {
+    nm_edge_mid(m, from, ft, fp, l->ref, nt, np, mid);
+    return;
+  }
+  a = &ft->verts[fp->verts[l->edge] * 3];
+  b = &ft->verts[fp->verts[(l->edge + 1) % fp->vert_count] * 3];
+  if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) { /* part of a border edge */
+    const float s = 1.0f / 255.0f;
+    nm_vlerp(left, a, b, l->bmin * s);
+    nm_vlerp(right, a, b, l->bmax * s);
+    a = left;
+    b = right;
+  }
+  mid[0] = (a[0] + b[0]) * 0.5f;
+  mid[1] = (a[1] + b[1]) * 0.5f;
+  mid[2] = (a[2] + b[2]) * 0.5f;
+}
+
 /* Relaxes every neighbour of `best`; returns NM_OUT_OF_NODES bits. */
 static nm_status expand(nm_query *q, nm_sliced *s, nm_node *best) {
   const nm_navmesh *m = q->mesh;
@@ -97,7 +123,7 @@ static nm_status expand(nm_query *q, nm_sliced *s, nm_node *best) {
     if (!nm_filter_pass(f, np)) continue;
     nn = nm_nodepool_get(&q->pool, nref, l->side != 0xff ? (uint32_t)(l->side >> 1) : 0);
     if (!nn) { st |= NM_OUT_OF_NODES; continue; }
-    if (nn->flags == 0) nm_edge_mid(m, best_ref, bt, bp, nref, nt, np, nn->pos);
+    if (nn->flags == 0) link_mid(m, best_ref, bt, bp, l, nt, np, nn->pos);
     cost = best->cost + nm_filter_cost(f, best->pos, nn->pos, bp, np);
     if (nref == s->end_ref) {
       cost += nm_vdist(nn->pos, s->end) * f->area_cost[nm_poly_area(np)];
