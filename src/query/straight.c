@@ -188,13 +188,29 @@ static int funnel_turn(nm_query *q, funnel *fn, spath *sp, const nm_polyref *pat
   return SP_MORE;
 }
 
+/* Decoded corridor polygons: portal i needs path[i] and path[i+1], and the
+ * next portal needs path[i+1] again, so the last one decoded is kept. */
+typedef struct corridor {
+  const nm_tile *t;
+  const nm_poly *p;
+  int i; /* index of the polygon in t/p, -1 for none */
+} corridor;
+
 /* Portal i of the corridor (to path[i+1]); 0 when path[i+1] is unusable. */
-static int corridor_portal(nm_query *q, const nm_polyref *path, int i, float *left, float *right,
-                           int *to_type) {
+static int corridor_portal(nm_query *q, corridor *c, const nm_polyref *path, int i, float *left,
+                           float *right, int *to_type) {
   const nm_tile *ft, *tt;
   const nm_poly *fp, *tp;
-  if (!nm_ref_get(q->mesh, path[i], &ft, &fp) || !nm_ref_get(q->mesh, path[i + 1], &tt, &tp))
+  if (c->i == i) {
+    ft = c->t;
+    fp = c->p;
+  } else if (!nm_ref_get(q->mesh, path[i], &ft, &fp)) {
     return 0;
+  }
+  if (!nm_ref_get(q->mesh, path[i + 1], &tt, &tp)) return 0;
+  c->t = tt;
+  c->p = tp;
+  c->i = i + 1;
   if (!nm_portal_points(q->mesh, path[i], ft, fp, path[i + 1], tt, tp, left, right)) return 0;
   *to_type = nm_poly_type(tp);
   return 1;
@@ -217,6 +233,7 @@ static int funnel_run(nm_query *q, spath *sp, const float *start, const float *e
                       const float *raw_end, const nm_polyref *path, int npath,
                       const nm_straight_opts *o) {
   funnel fn;
+  corridor c = {NULL, NULL, -1};
   int i, r;
   memset(&fn, 0, sizeof fn);
   nm_vcopy(fn.apex, start);
@@ -227,7 +244,7 @@ static int funnel_run(nm_query *q, spath *sp, const float *start, const float *e
     float left[3], right[3], tt;
     int to_type = NM_POLYTYPE_GROUND;
     if (i + 1 < npath) {
-      if (!corridor_portal(q, path, i, left, right, &to_type))
+      if (!corridor_portal(q, &c, path, i, left, right, &to_type))
         return funnel_cut(q, sp, &fn, raw_end, path, i, o->crossings);
       if (o->inset > 0 && !nm_vequal(left, right)) inset_portal(q, path, i, left, right, o->inset);
       if (i == 0 && nm_dist_pt_seg_sqr2d(fn.apex, left, right, &tt) < nm_sqr(0.001f)) continue;
