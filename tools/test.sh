@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# tools/test.sh -- every test suite of the project, one after another.
+# tools/test.sh -- every test suite of the project: the valgrind run in the
+# background, the others one after another beside it.
 # Each suite speaks TAP; its "ok"/"not ok" lines are counted, failures and
 # the figures the specs print ("# ..." lines) are shown, full logs are kept
 # in build/test-logs/. The last line is "N passed, N failed".
@@ -15,10 +16,16 @@ SUITES=""
 # run_suite NAME CMD...: runs a TAP-producing command and counts its results.
 run_suite() {
   local name=$1; shift
-  local log=$LOGS/$name.log t0 t1 p f
+  local t0
   t0=$(date +%s)
-  "$@" >"$log" 2>&1
-  local rc=$?
+  "$@" >"$LOGS/$name.log" 2>&1
+  tally "$name" $? "$t0"
+}
+
+# tally NAME STATUS T0: counts the results in NAME's log (the suite exited
+# with STATUS, started at T0), shows its failures and figures.
+tally() {
+  local name=$1 rc=$2 t0=$3 log=$LOGS/$1.log t1 p f
   t1=$(date +%s)
   p=$(grep -cE '^ok [0-9]+' "$log")
   f=$(grep -cE '^not ok [0-9]+' "$log")
@@ -41,6 +48,42 @@ if ! make -s test-build >"$LOGS/build.log" 2>&1; then
   cat "$LOGS/build.log" | tail -30
   echo "0 passed, 1 failed"
   exit 1
+fi
+
+# ---- the Lua suite once under valgrind memcheck (normal module) ----
+# Every spec but those in VALGRIND_SKIP (03-inset: 11 s of pure-Lua geometry
+# checks natively, some 15 minutes under memcheck, little C per second); the
+# hostile-bytes spec with 2% of its copies (NAVMESH_HOSTILE_SCALE). Fails on
+# any memcheck error or definitely-lost byte.
+VALGRIND_SKIP=${VALGRIND_SKIP:-03-inset}
+valgrind_suite() ( # (a subshell: the export stays here)
+  local vlog=$LOGS/valgrind-memcheck.txt rc specs="" f skip
+  export NAVMESH_HOSTILE_SCALE=0.02
+  for f in spec/*_spec.lua; do
+    skip=0
+    for s in $VALGRIND_SKIP; do case $f in spec/"$s"_spec.lua) skip=1;; esac; done
+    if [ $skip = 1 ]; then echo "# valgrind: skipping $f"; else specs="$specs $f"; fi
+  done
+  # shellcheck disable=SC2086
+  LUA_PATH="lua/?.lua;spec/?.lua;;" LUA_CPATH="$B/5.4/?.so;;" \
+    valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+    --log-file="$vlog" lua5.4 /usr/bin/busted -o TAP $specs
+  rc=$?
+  grep -E "ERROR SUMMARY|definitely lost|indirectly lost|All heap blocks" "$vlog" |
+    sed 's/^==[0-9]*== */# valgrind: /'
+  exit $rc
+)
+# It is the longest suite (some 10 minutes) and runs on one core, so it
+# starts now, in the background, and the other suites run beside it.
+VG_PID=""
+if command -v valgrind >/dev/null && [ -f "$B/5.4/navmesh/core.so" ]; then
+  VG_T0=$(date +%s)
+  rm -f "$LOGS/busted-5.4-valgrind.rc"
+  (valgrind_suite >"$LOGS/busted-5.4-valgrind.log" 2>&1; echo $? >"$LOGS/busted-5.4-valgrind.rc") &
+  VG_PID=$!
+else
+  echo "not ok - busted-5.4-valgrind: valgrind or the 5.4 module is missing"
+  FAIL=$((FAIL + 1))
 fi
 
 # ---- C unit tests (ASan + UBSan) ----
@@ -106,34 +149,10 @@ run_suite "busted-5.4-asan" busted_on asan lua5.4 "$B/asan/5.4" \
   LD_PRELOAD="$ASAN_RT $UBSAN_RT" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 NAVMESH_SANITIZED=1
 
-# ---- the Lua suite once under valgrind memcheck (normal module) ----
-# Every spec but those in VALGRIND_SKIP (03-inset: 11 s of pure-Lua geometry
-# checks natively, some 15 minutes under memcheck, little C per second); the
-# hostile-bytes spec with 2% of its copies (NAVMESH_HOSTILE_SCALE). Fails on
-# any memcheck error or definitely-lost byte.
-VALGRIND_SKIP=${VALGRIND_SKIP:-03-inset}
-valgrind_suite() ( # (a subshell: the export stays here)
-  local vlog=$LOGS/valgrind-memcheck.txt rc specs="" f skip
-  export NAVMESH_HOSTILE_SCALE=0.02
-  for f in spec/*_spec.lua; do
-    skip=0
-    for s in $VALGRIND_SKIP; do case $f in spec/"$s"_spec.lua) skip=1;; esac; done
-    if [ $skip = 1 ]; then echo "# valgrind: skipping $f"; else specs="$specs $f"; fi
-  done
-  # shellcheck disable=SC2086
-  LUA_PATH="lua/?.lua;spec/?.lua;;" LUA_CPATH="$B/5.4/?.so;;" \
-    valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
-    --log-file="$vlog" lua5.4 /usr/bin/busted -o TAP $specs
-  rc=$?
-  grep -E "ERROR SUMMARY|definitely lost|indirectly lost|All heap blocks" "$vlog" |
-    sed 's/^==[0-9]*== */# valgrind: /'
-  exit $rc
-)
-if command -v valgrind >/dev/null && [ -f "$B/5.4/navmesh/core.so" ]; then
-  run_suite "busted-5.4-valgrind" valgrind_suite
-else
-  echo "not ok - busted-5.4-valgrind: valgrind or the 5.4 module is missing"
-  FAIL=$((FAIL + 1))
+# the valgrind run started after the build: wait for it
+if [ -n "${VG_PID:-}" ]; then
+  wait "$VG_PID"
+  tally "busted-5.4-valgrind" "$(cat "$LOGS/busted-5.4-valgrind.rc" 2>/dev/null || echo 1)" "$VG_T0"
 fi
 
 printf "== suites:%b\n" "$SUITES"
