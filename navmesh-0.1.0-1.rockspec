@@ -53,6 +53,8 @@ build = {
         "src/query/nearest.c",
         "src/query/optimal.c",
         "src/query/optimal_expand.c",
+        "src/query/optimal_mesh.c",
+        "src/query/optimal_path.c",
         "src/query/path.c",
         "src/query/polys.c",
         "src/query/query.c",

@@ -1,7 +1,9 @@
 /* nm_optimal.h -- shared parts of the optimal (any-angle) path search:
- * search nodes, the scratch space a query keeps for it, and the interface
- * between the search driver (optimal.c) and successor generation
- * (optimal_expand.c). See optimal.c for the algorithm.
+ * search nodes, the scratch space a query keeps for it, and the interfaces
+ * between the search driver (optimal.c), successor generation
+ * (optimal_expand.c), what is remembered about polygons
+ * (optimal_mesh.c) and the path output (optimal_path.c). See optimal.c
+ * for the algorithm.
  *
  * Geometry runs in double precision on 2-D points (x, -z): flipping z makes
  * Detour's polygon vertex order counter-clockwise, so orient() > 0 means
@@ -21,33 +23,38 @@
 enum {
   NM_OPT_POINT = 1,    /* root lies inside `poly`: every portal of it is seen */
   NM_OPT_FINAL = 2,    /* goal node: g is the whole path length */
-  NM_OPT_OFFMESH = 4   /* `from` is the off-mesh connection that led to `poly` */
+  NM_OPT_OFFMESH = 4,  /* `from` is the off-mesh connection that led to `poly` */
+  NM_OPT_EXPANDED = 8, /* its successors have been made */
+  NM_OPT_DEAD = 16     /* dominated while waiting in the open list: skip it */
 };
 
-/* Mesh-point descriptors: what a root or an interval end is, so that corners
- * can be tested and roots recognised. 0 = a computed point (no corner). */
-#define NM_OPT_VERT (1ull << 62)  /* | vertex index << 32 | ref of a polygon using it */
+/* Mesh-point descriptors: what an interval end is, so that corners can be
+ * tested and roots recognised. */
+#define NM_OPT_VERT (1ull << 62)  /* | vertex slot << 32 | ref of a polygon using it */
 #define NM_OPT_PEND (2ull << 62)  /* | edge << 40 | byte << 32 | ref: end of a partial portal */
 #define NM_OPT_OFFM (3ull << 62)  /* | end << 32 | ref of an off-mesh connection */
+#define NM_OPT_KIND (3ull << 62)
 
 typedef struct nm_opt_node {
   double root[2];            /* root point (x, -z) */
   double left[2], right[2];  /* interval, as seen from the root */
-  double g, f;               /* path length to the root; g + heuristic */
-  uint64_t lkey, rkey;       /* descriptors of the interval ends */
+  double g;                  /* path length to the root */
+  uint64_t lkey, rkey;       /* root keys of the interval ends, 0 where no corner */
   uint64_t rootkey;          /* root identity for root-level pruning (0: none) */
   nm_polyref poly;           /* polygon the interval leads into */
   nm_polyref from;           /* polygon whose edge holds the interval */
   uint32_t parent;           /* index + 1 of the parent node, 0 for the start */
+  uint32_t chain;            /* index + 1 of the previous node through the same edge */
   uint32_t flags;            /* NM_OPT_* */
 } nm_opt_node;
 
-/* Best g per root (open addressing; entries of older searches are empty). */
-typedef struct nm_opt_root {
+/* An entry of the per-search hash tables (root g values, repeated views).
+ * Entries of older searches (other stamp) count as empty. */
+typedef struct nm_opt_entry {
   uint64_t key;
   double g;
   uint32_t stamp;
-} nm_opt_root;
+} nm_opt_entry;
 
 /* An open-list entry: a node index with its keys. */
 typedef struct nm_opt_open {
@@ -55,12 +62,33 @@ typedef struct nm_opt_open {
   uint32_t idx;
 } nm_opt_open;
 
-/* A remembered corner test (see nm_opt_root_key). */
-typedef struct nm_opt_corner {
-  uint64_t desc, key;
-  uint32_t gen;              /* valid while equal to nm_opt.cgen */
-  int corner;
-} nm_opt_corner;
+/* A portal of a polygon as the search sees it (optimal_mesh.c): the edge,
+ * or the part of it a tile-border link covers, into a neighbour that passes
+ * the filter. One 64-byte record; a polygon's records are consecutive. */
+typedef struct nm_opt_portal {
+  double a[2], b[2];         /* ends (x, -z), a -> b counter-clockwise */
+  uint64_t ka, kb;           /* root keys of the ends (0: no corner), see NM_PO_KA/KB */
+  nm_polyref nei;            /* the polygon behind it */
+  uint32_t head;             /* newest node made through it + 1 (dominance), this search */
+  uint32_t stamp;            /* head belongs to the search with this stamp */
+  uint8_t edge;              /* edge of the polygon */
+  uint8_t flags;             /* NM_PO_* */
+  uint8_t bmin, bmax;        /* part of the edge, in 1/255 (0, 255: all of it) */
+} nm_opt_portal;
+
+#define NM_PO_KA 1           /* ka is known */
+#define NM_PO_KB 2           /* kb is known */
+#define NM_PO_DEAD 4         /* nei's only link leads back here: a cul-de-sac but for the goal */
+
+/* What the search remembers about one polygon: where its portal records
+ * are. Valid while gen equals nm_opt.cgen (same mesh generation and filter
+ * flags as when it was made). */
+typedef struct nm_opt_pinfo {
+  uint32_t gen;
+  uint32_t first;            /* its first record in nm_opt.portals */
+  uint16_t count;            /* number of records */
+  uint16_t offmesh;          /* it has off-mesh connections */
+} nm_opt_pinfo;
 
 /* Scratch space of the optimal search, owned by the query and grown (never
  * shrunk) up to `limit` nodes, so warm queries allocate nothing. */
@@ -68,13 +96,18 @@ typedef struct nm_opt {
   nm_opt_node *nodes;
   nm_opt_open *heap;         /* open list, [hcap] */
   uint32_t count, cap, hcap, limit, hsize;
-  nm_opt_root *roots;        /* [rmask + 1] */
+  nm_opt_entry *roots;       /* [rmask + 1] */
   uint32_t rmask, rcount, stamp;
-  /* Corner tests depend only on the mesh and the filter's flags; they are
-   * kept across searches in a direct-mapped cache until either changes. */
-  nm_opt_corner *corners;    /* [cmask + 1] */
-  uint32_t cmask, cgen, mesh_gen;
+  /* Portal records depend only on the mesh and the filter's flags; they
+   * are kept across searches until either changes (generation cgen). */
+  nm_opt_pinfo *pinfo;       /* [npinfo], by dense polygon number */
+  uint32_t *tbase;           /* [ntbase] dense number of polygon 0 of each tile slot */
+  uint32_t npinfo, ntbase;
+  nm_opt_portal *portals;    /* [pcap], the first pused made */
+  uint32_t pused, pcap, plimit;
+  uint32_t cgen, mesh_gen;
   uint16_t inc, exc;
+  int mesh_set;              /* mesh_gen/inc/exc describe the records */
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
 } nm_opt;
@@ -106,20 +139,55 @@ static inline void nm_opt_pt(double *d, const float *v) {
 }
 
 /* optimal_expand.c: successors of node n into out[] (at most
- * NM_OPT_MAX_SUCC; parent and f are left to the caller), same[i] = 1 where
+ * NM_OPT_MAX_SUCC; parent is left to the caller), same[i] = 1 where
  * successor i keeps n's root (for intermediate pruning). */
 NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_node *out,
                                   uint8_t *same);
 /* The shortest way from the root of n through its interval to the goal. */
 NM_INTERNAL double nm_opt_heuristic(const nm_opt_node *n, const double *goal, double eps);
-/* Root identity of a descriptor for root-level pruning; *corner gets whether
- * a path may turn there (a wall touches the point). */
-NM_INTERNAL uint64_t nm_opt_root_key(const nm_opt_ctx *c, uint64_t desc, int *corner);
+
+/* optimal_mesh.c: portal records. */
+/* Makes the tables fit mesh m and filter f (forgetting records when either
+ * changed); NM_ERR_NOMEM. */
+NM_INTERNAL nm_status nm_opt_mesh_sync(nm_query *q, nm_opt *s, const nm_navmesh *m, const nm_filter *f);
+/* Makes the portal records of polygon ref (entry pi). */
+NM_INTERNAL void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref);
+/* Root key (0: no corner) of end a (b = 0) or b (b = 1) of portal pr of
+ * polygon ref, worked out and remembered. */
+NM_INTERNAL uint64_t nm_opt_end_key_make(const nm_opt_ctx *c, nm_opt_portal *pr, nm_polyref ref, int b);
+
+/* The portal records of polygon ref (valid until the next call), and in
+ * *pi its entry. */
+static inline nm_opt_portal *nm_opt_portals(nm_opt_ctx *c, nm_polyref ref, const nm_opt_pinfo **pi) {
+  nm_opt_pinfo *e = &c->s->pinfo[c->s->tbase[nm_ref_tile(c->m, ref)] + nm_ref_poly(c->m, ref)];
+  if (e->gen != c->s->cgen) nm_opt_portals_make(c, e, ref);
+  *pi = e;
+  return &c->s->portals[e->first];
+}
+
+/* Root key (0: no corner) of end a (b = 0) or b (b = 1) of portal pr. */
+static inline uint64_t nm_opt_end_key(const nm_opt_ctx *c, nm_opt_portal *pr, nm_polyref ref, int b) {
+  if (pr->flags & (b ? NM_PO_KB : NM_PO_KA)) return b ? pr->kb : pr->ka;
+  return nm_opt_end_key_make(c, pr, ref, b);
+}
 
 /* optimal.c: root-level pruning. Records g for the root key when it is the
  * best so far; returns 0 when a node rooted there at g should be dropped. */
 NM_INTERNAL int nm_opt_root_check(nm_opt_ctx *c, uint64_t key, double g);
 /* Like nm_opt_root_check, but also 0 when key was recorded at the same g. */
 NM_INTERNAL int nm_opt_seen(nm_opt_ctx *c, uint64_t key, double g);
+/* Interval dominance: 0 when the node at index xi is no better anywhere on
+ * its interval than a node already made through portal pr; else it is
+ * remembered (and marks open nodes it beats everywhere as dead). */
+NM_INTERNAL int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi);
+/* Runs a search (arguments checked here); *found gets its last node.
+ * NM_FALLBACK when the search does not apply (nothing ran then). */
+NM_INTERNAL nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
+                                 const float *end, const nm_filter *filter, nm_opt_ctx *c, uint32_t *found);
+/* The query's scratch, made on first use. NULL when out of memory. */
+NM_INTERNAL nm_opt *nm_opt_scratch(nm_query *q);
+/* Number of polygons in the corridor of node idx, and the corridor itself. */
+NM_INTERNAL int nm_opt_chain_len(const nm_opt *s, uint32_t idx);
+NM_INTERNAL nm_status nm_opt_write_corridor(const nm_opt *s, uint32_t idx, nm_polyref *path, int cap, int *count);
 
 #endif
