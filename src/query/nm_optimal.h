@@ -74,11 +74,15 @@ typedef struct nm_opt_portal {
   uint8_t edge;              /* edge of the polygon */
   uint8_t flags;             /* NM_PO_* */
   uint8_t bmin, bmax;        /* part of the edge, in 1/255 (0, 255: all of it) */
+  uint32_t lo, hi;           /* the part of the mesh beyond (NM_PO_BEYOND_*) */
 } nm_opt_portal;
 
 #define NM_PO_KA 1           /* ka is known */
 #define NM_PO_KB 2           /* kb is known */
 #define NM_PO_DEAD 4         /* nei's only link leads back here: a cul-de-sac but for the goal */
+#define NM_PO_BEYOND_IN 8    /* the part beyond, hanging off this polygon alone, holds the
+                              * goal only when its side number is in [lo, hi] */
+#define NM_PO_BEYOND_OUT 16  /* ... only when it is not in [lo, hi] */
 
 /* What the search remembers about one polygon: where its portal records
  * are. Valid while gen equals nm_opt.cgen (same mesh generation and filter
@@ -102,12 +106,21 @@ typedef struct nm_opt {
    * are kept across searches until either changes (generation cgen). */
   nm_opt_pinfo *pinfo;       /* [npinfo], by dense polygon number */
   uint32_t *tbase;           /* [ntbase] dense number of polygon 0 of each tile slot */
-  uint32_t npinfo, ntbase;
+  uint32_t npinfo, ntbase;   /* (capacities) */
+  uint32_t npoly;            /* polygons of the mesh (dense numbers below it) */
   nm_opt_portal *portals;    /* [pcap], the first pused made */
   uint32_t pused, pcap, plimit;
   uint32_t cgen, mesh_gen;
   uint16_t inc, exc;
   int mesh_set;              /* mesh_gen/inc/exc describe the records */
+  /* The block-cut forest of the polygon graph (optimal_cuts.c), per mesh
+   * generation: cut polygons and the blocks of links as forest nodes. */
+  uint32_t *vcut;            /* [nvcut] forest node of each cut polygon, else ~0 */
+  uint32_t *lbase;           /* [nlbase] dense number of link 0 of each tile slot */
+  uint32_t *lblock;          /* [nlblock] block of each link's edge, by dense link number */
+  uint32_t *bpar, *btin, *btout; /* [nbcap] each: parent, Euler tour interval */
+  uint32_t nvcut, nlbase, nlblock, nbcap, nbc;
+  int cuts;                  /* the forest is made */
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
 } nm_opt;
@@ -121,6 +134,7 @@ typedef struct nm_opt_ctx {
   nm_polyref goal_ref;
   double goal[2];
   double eps;                /* distance tolerance [Units: wu] */
+  uint32_t side;             /* the goal's place in the block-cut forest (~0: no pruning) */
   nm_status st;              /* NM_OUT_OF_NODES once nodes were dropped */
 } nm_opt_ctx;
 
@@ -169,6 +183,25 @@ static inline nm_opt_portal *nm_opt_portals(nm_opt_ctx *c, nm_polyref ref, const
 static inline uint64_t nm_opt_end_key(const nm_opt_ctx *c, nm_opt_portal *pr, nm_polyref ref, int b) {
   if (pr->flags & (b ? NM_PO_KB : NM_PO_KA)) return b ? pr->kb : pr->ka;
   return nm_opt_end_key_make(c, pr, ref, b);
+}
+
+/* Grows array *p of *cap items of `size` bytes to n items (never shrinks). */
+NM_INTERNAL int nm_opt_grow_array(nm_query *q, void **p, uint32_t *cap, uint32_t n, size_t size);
+
+/* optimal_cuts.c: the block-cut forest, made for the query's mesh. */
+NM_INTERNAL nm_status nm_opt_cuts_make(nm_query *q, nm_opt *s);
+/* The goal's place in the forest, for nm_opt_ctx.side. */
+NM_INTERNAL uint32_t nm_opt_goal_side(const nm_opt_ctx *c);
+/* Sets the NM_PO_BEYOND_* test of the record of link `link` of polygon ref. */
+NM_INTERNAL void nm_opt_portal_cut(const nm_opt *s, nm_polyref ref, const nm_navmesh *m, uint32_t link,
+                                   nm_opt_portal *pr);
+
+/* 1 when the goal lies beyond portal pr -- or may, as far as is known. */
+static inline int nm_opt_goal_beyond(const nm_opt_ctx *c, const nm_opt_portal *pr) {
+  int in;
+  if (!(pr->flags & (NM_PO_BEYOND_IN | NM_PO_BEYOND_OUT)) || c->side == 0xffffffffu) return 1;
+  in = c->side >= pr->lo && c->side <= pr->hi;
+  return (pr->flags & NM_PO_BEYOND_IN) ? in : !in;
 }
 
 /* optimal.c: root-level pruning. Records g for the root key when it is the

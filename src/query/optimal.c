@@ -49,6 +49,10 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->portals, (size_t)s->pcap * sizeof(nm_opt_portal));
   nm_free(&q->alloc, s->pinfo, (size_t)s->npinfo * sizeof(nm_opt_pinfo));
   nm_free(&q->alloc, s->tbase, (size_t)s->ntbase * sizeof(uint32_t));
+  nm_free(&q->alloc, s->vcut, (size_t)s->nvcut * sizeof(uint32_t));
+  nm_free(&q->alloc, s->lbase, (size_t)s->nlbase * sizeof(uint32_t));
+  nm_free(&q->alloc, s->lblock, (size_t)s->nlblock * sizeof(uint32_t));
+  nm_free(&q->alloc, s->bpar, (size_t)s->nbcap * 3 * sizeof(uint32_t));
   nm_free(&q->alloc, s->cor, (size_t)s->ccap * sizeof(nm_polyref));
   nm_free(&q->alloc, s, sizeof *s);
   q->opt = NULL;
@@ -228,12 +232,8 @@ static int entry_before(const nm_opt_open *a, const nm_opt_open *b) {
   return a->f < b->f || (a->f == b->f && a->g > b->g);
 }
 
-static void heap_push(nm_opt *s, uint32_t idx, double f) {
-  nm_opt_open e;
+static void heap_push(nm_opt *s, nm_opt_open e) {
   uint32_t i = s->hsize++;
-  e.f = f;
-  e.g = s->nodes[idx].g;
-  e.idx = idx;
   while (i > 0) {
     const uint32_t parent = (i - 1) / 2;
     if (!entry_before(&e, &s->heap[parent])) break;
@@ -272,12 +272,45 @@ static int room(nm_opt_ctx *c) {
   return 1;
 }
 
-/* Expands node idx; while it has exactly one successor keeping its root,
- * expands that one at once (intermediate pruning: such a node never enters
- * the open list, so it needs no f). Other successors go to the open list. */
+/* The open-list entry of node idx. */
+static nm_opt_open open_entry(const nm_opt_ctx *c, uint32_t idx) {
+  const nm_opt_node *x = &c->s->nodes[idx];
+  nm_opt_open e;
+  e.g = x->g;
+  e.f = (x->flags & NM_OPT_FINAL) ? x->g : x->g + nm_opt_heuristic(x, c->goal, c->eps);
+  e.idx = idx;
+  return e;
+}
+
+/* Puts the successors of an expansion, nodes [first, first + n), into the
+ * open list, all but the best one that is no goal node; returns that one
+ * in *best (0 when there is none). */
+static int open_succs(nm_opt_ctx *c, uint32_t first, int n, nm_opt_open *best) {
+  int i, have = 0;
+  for (i = 0; i < n; i++) {
+    const nm_opt_open e = open_entry(c, first + (uint32_t)i);
+    if (c->s->nodes[e.idx].flags & NM_OPT_FINAL) {
+      heap_push(c->s, e);
+    } else if (!have || entry_before(&e, best)) {
+      if (have) heap_push(c->s, *best);
+      *best = e;
+      have = 1;
+    } else {
+      heap_push(c->s, e);
+    }
+  }
+  return have;
+}
+
+/* Expands node idx, and goes on with a successor at once while that is
+ * what the open list would give next anyway: the single successor that
+ * keeps its root (intermediate pruning: such a node needs no f), or the
+ * best successor when nothing in the open list comes before it (saving
+ * its trip through the list). Other successors go to the open list. */
 static void expand(nm_opt_ctx *c, uint32_t idx) {
   nm_opt *s = c->s;
   uint8_t same[NM_OPT_MAX_SUCC];
+  nm_opt_open best;
   for (;;) {
     nm_opt_node *x;
     int n, i;
@@ -290,9 +323,14 @@ static void expand(nm_opt_ctx *c, uint32_t idx) {
       idx = s->count++;
       continue;
     }
-    for (i = 0; i < n; i++, x++)
-      heap_push(s, s->count++, (x->flags & NM_OPT_FINAL) ? x->g : x->g + nm_opt_heuristic(x, c->goal, c->eps));
-    return;
+    i = open_succs(c, s->count, n, &best);
+    s->count += (uint32_t)n;
+    if (!i) return;
+    if (s->hsize && entry_before(&s->heap[0], &best)) {
+      heap_push(s, best);
+      return;
+    }
+    idx = best.idx;
   }
 }
 
@@ -332,7 +370,7 @@ static nm_status search(nm_opt_ctx *c, const nm_opt_node *start, uint32_t *found
   search_reset(s);
   s->nodes[0] = *start;
   s->nodes[0].parent = 0;
-  heap_push(s, 0, nm_opt_dist(start->root, c->goal));
+  heap_push(s, open_entry(c, 0));
   while (s->hsize) {
     const uint32_t idx = heap_pop(s);
     const nm_opt_node *n = &s->nodes[idx];
@@ -415,6 +453,7 @@ nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, cons
   const nm_tile *t;
   const nm_poly *sp, *ep;
   nm_opt_node sn;
+  nm_status st;
   if (!q || !start || !end || !filter || !nm_isfinite3(start) || !nm_isfinite3(end) ||
       !nm_ref_get(q->mesh, start_ref, &t, &sp) || !nm_ref_get(q->mesh, end_ref, &t, &ep))
     return NM_ERR_PARAM;
@@ -435,7 +474,14 @@ nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, cons
   memcpy(sn.right, sn.root, sizeof sn.right);
   sn.poly = start_ref;
   sn.flags = NM_OPT_POINT;
-  return search(c, &sn, found);
+  c->side = nm_opt_goal_side(c);
+  st = search(c, &sn, found);
+  if ((st & NM_PARTIAL) && c->side != 0xffffffffu) { /* unreachable: the partial path may end in a dead end */
+    c->side = 0xffffffffu;
+    c->st = NM_OK;
+    st = search(c, &sn, found);
+  }
+  return st;
 }
 
 nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,

@@ -88,18 +88,17 @@ static int reach(const opt_exp *X, const double *pt, int force, double *len, con
 
 double nm_opt_heuristic(const nm_opt_node *n, const double *goal, double eps) {
   const double *r = n->root, *a = n->right, *b = n->left;
-  const double d = nm_opt_dist(a, b);
+  const double dx = b[0] - a[0], dy = b[1] - a[1], d2 = dx * dx + dy * dy;
   double sr, sg, g2[2];
   if (n->flags & NM_OPT_POINT) return nm_opt_dist(r, goal);
-  if (d < eps) return nm_opt_dist(r, a) + nm_opt_dist(a, goal);
+  if (d2 < eps * eps) return nm_opt_dist(r, a) + nm_opt_dist(a, goal);
   sr = nm_opt_orient(a, b, r);
-  if (fabs(sr) <= eps * d) return nm_opt_dist(r, goal); /* root on the interval */
+  if (sr * sr <= eps * eps * d2) return nm_opt_dist(r, goal); /* root on the interval */
   sg = nm_opt_orient(a, b, goal);
   g2[0] = goal[0];
   g2[1] = goal[1];
   if ((sr > 0) == (sg > 0) && fabs(sg) > 0) { /* same side as the root: mirror it */
-    const double dx = b[0] - a[0], dy = b[1] - a[1];
-    const double t = ((goal[0] - a[0]) * dx + (goal[1] - a[1]) * dy) / (d * d);
+    const double t = ((goal[0] - a[0]) * dx + (goal[1] - a[1]) * dy) / d2;
     g2[0] = 2 * (a[0] + t * dx) - goal[0];
     g2[1] = 2 * (a[1] + t * dy) - goal[1];
   }
@@ -208,6 +207,7 @@ static void portal_succs(opt_exp *X, nm_opt_portal *pr) {
   const nm_opt_node *n = X->n;
   double ax, ay, bx, by, fra, frb, fla, flb, t0, t1;
   if ((pr->flags & NM_PO_DEAD) && pr->nei != X->c->goal_ref) return; /* cul-de-sac */
+  if (!nm_opt_goal_beyond(X->c, pr)) return; /* a dead-end part of the mesh */
   if (!X->wedge) {
     add_succ(X, pr, 0, 1, 0);
     return;

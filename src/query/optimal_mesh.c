@@ -34,8 +34,7 @@ static uint32_t dense_count(const nm_navmesh *m, uint32_t *base) {
   return n;
 }
 
-/* Grows array *p of *cap items of `size` bytes to n items (never shrinks). */
-static int grow_array(nm_query *q, void **p, uint32_t *cap, uint32_t n, size_t size) {
+int nm_opt_grow_array(nm_query *q, void **p, uint32_t *cap, uint32_t n, size_t size) {
   void *np;
   if (n <= *cap) return 1;
   np = nm_realloc(&q->alloc, *p, (size_t)*cap * size, nm_mul_size(n, size));
@@ -60,19 +59,21 @@ nm_status nm_opt_mesh_sync(nm_query *q, nm_opt *s, const nm_navmesh *m, const nm
     return NM_OK;
   if (!s->portals) {
     s->plimit = q->pool.max * 8 > NM_OPT_MIN_PORTAL_LIMIT ? q->pool.max * 8 : NM_OPT_MIN_PORTAL_LIMIT;
-    if (!grow_array(q, (void **)&s->portals, &s->pcap, NM_OPT_FIRST_PORTALS, sizeof(nm_opt_portal)))
+    if (!nm_opt_grow_array(q, (void **)&s->portals, &s->pcap, NM_OPT_FIRST_PORTALS, sizeof(nm_opt_portal)))
       return NM_ERR_NOMEM;
   }
   s->mesh_set = 0;
   if (s->mesh_gen != m->generation || !s->tbase) {
     n = dense_count(m, NULL);
-    if (!grow_array(q, (void **)&s->tbase, &s->ntbase, (uint32_t)(m->top > 0 ? m->top : 1), sizeof(uint32_t)))
+    if (!nm_opt_grow_array(q, (void **)&s->tbase, &s->ntbase, (uint32_t)(m->top > 0 ? m->top : 1), sizeof(uint32_t)))
       return NM_ERR_NOMEM;
     cap = s->npinfo;
-    if (!grow_array(q, (void **)&s->pinfo, &s->npinfo, n > 0 ? n : 1, sizeof(nm_opt_pinfo)))
+    if (!nm_opt_grow_array(q, (void **)&s->pinfo, &s->npinfo, n > 0 ? n : 1, sizeof(nm_opt_pinfo)))
       return NM_ERR_NOMEM;
     if (s->npinfo > cap) memset(s->pinfo + cap, 0, (size_t)(s->npinfo - cap) * sizeof(nm_opt_pinfo));
     dense_count(m, s->tbase);
+    s->npoly = n;
+    if (nm_opt_cuts_make(q, s) < 0) return NM_ERR_NOMEM;
   }
   new_generation(s);
   s->mesh_gen = m->generation;
@@ -95,7 +96,7 @@ static int portal_room(nm_opt_ctx *c, uint32_t n) {
     uint32_t ncap = s->pcap * 2;
     while (ncap < s->pused + n) ncap *= 2;
     if (ncap > s->plimit) ncap = s->plimit;
-    if (s->pused + n <= ncap && grow_array(c->q, (void **)&s->portals, &s->pcap, ncap, sizeof(nm_opt_portal)))
+    if (s->pused + n <= ncap && nm_opt_grow_array(c->q, (void **)&s->portals, &s->pcap, ncap, sizeof(nm_opt_portal)))
       return 1;
   }
   new_generation(s);
@@ -163,6 +164,7 @@ void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref) {
     if (!neighbour_facts(c, l->ref, ref, &dead)) continue; /* excluded: a wall */
     portal_fill(t, p, l, pr);
     if (dead) pr->flags |= NM_PO_DEAD;
+    nm_opt_portal_cut(c->s, ref, c->m, i, pr);
     c->s->pused++;
     pi->count++;
   }

@@ -140,6 +140,21 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
   return st;
 }
 
+/* Height of the vertex of polygon p (tile t) at the X/Z of pt, into *y;
+ * 0 when pt is no vertex. The detail surface runs through the polygon's
+ * vertices, so this is its height there -- and paths mostly turn at them. */
+static int vertex_height(const nm_tile *t, const nm_poly *p, const float *pt, float *y) {
+  int i;
+  for (i = 0; i < p->vert_count; i++) {
+    const float *v = &t->verts[p->verts[i] * 3];
+    if (v[0] == pt[0] && v[2] == pt[2]) {
+      *y = v[1];
+      return 1;
+    }
+  }
+  return 0;
+}
+
 nm_status nm_query_surface_heights(nm_query *q, float *pts, const nm_polyref *refs, int n,
                                    nm_polyref last) {
   int i;
@@ -150,6 +165,7 @@ nm_status nm_query_surface_heights(nm_query *q, float *pts, const nm_polyref *re
     const nm_poly *p;
     float c[3];
     if (!nm_isfinite3(&pts[i * 3]) || !nm_ref_get(q->mesh, ref, &t, &p)) continue;
+    if (vertex_height(t, p, &pts[i * 3], &pts[i * 3 + 1])) continue;
     nm_closest_point_on_poly(q->mesh, ref, &pts[i * 3], c, NULL);
     pts[i * 3 + 1] = c[1];
   }
