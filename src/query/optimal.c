@@ -216,10 +216,6 @@ int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
   }
   for (j = pr->head; j; j = s->nodes[j - 1].chain)
     if (dominates(&s->nodes[j - 1], x)) return 0;
-  for (j = pr->head; j; j = s->nodes[j - 1].chain) {
-    nm_opt_node *b = &s->nodes[j - 1];
-    if (!(b->flags & (NM_OPT_EXPANDED | NM_OPT_DEAD)) && dominates(x, b)) b->flags |= NM_OPT_DEAD;
-  }
   x->chain = pr->head;
   pr->head = xi + 1;
   return 1;
