@@ -69,6 +69,7 @@ typedef struct nm_opt_portal {
   double a[2], b[2];         /* ends (x, -z), a -> b counter-clockwise */
   uint64_t ka, kb;           /* root keys of the ends (0: no corner), see NM_PO_KA/KB */
   nm_polyref nei;            /* the polygon behind it */
+  nm_polyref own;            /* the polygon it belongs to */
   uint32_t head;             /* newest node made through it + 1 (dominance), this search */
   uint32_t stamp;            /* head belongs to the search with this stamp */
   uint8_t edge;              /* edge of the polygon */
@@ -133,7 +134,7 @@ typedef struct nm_opt_ctx {
   nm_opt *s;
   nm_polyref goal_ref;
   double goal[2];
-  double eps;                /* distance tolerance [Units: wu] */
+  double eps, eps2;          /* distance tolerance [Units: wu], and its square */
   uint32_t side;             /* the goal's place in the block-cut forest (~0: no pruning) */
   nm_status st;              /* NM_OUT_OF_NODES once nodes were dropped */
 } nm_opt_ctx;
@@ -166,9 +167,9 @@ NM_INTERNAL double nm_opt_heuristic(const nm_opt_node *n, const double *goal, do
 NM_INTERNAL nm_status nm_opt_mesh_sync(nm_query *q, nm_opt *s, const nm_navmesh *m, const nm_filter *f);
 /* Makes the portal records of polygon ref (entry pi). */
 NM_INTERNAL void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref);
-/* Root key (0: no corner) of end a (b = 0) or b (b = 1) of portal pr of
- * polygon ref, worked out and remembered. */
-NM_INTERNAL uint64_t nm_opt_end_key_make(const nm_opt_ctx *c, nm_opt_portal *pr, nm_polyref ref, int b);
+/* Root key (0: no corner) of end a (b = 0) or b (b = 1) of portal pr,
+ * worked out and remembered. */
+NM_INTERNAL uint64_t nm_opt_end_key_make(const nm_opt_ctx *c, nm_opt_portal *pr, int b);
 
 /* The portal records of polygon ref (valid until the next call), and in
  * *pi its entry. */
@@ -180,9 +181,9 @@ static inline nm_opt_portal *nm_opt_portals(nm_opt_ctx *c, nm_polyref ref, const
 }
 
 /* Root key (0: no corner) of end a (b = 0) or b (b = 1) of portal pr. */
-static inline uint64_t nm_opt_end_key(const nm_opt_ctx *c, nm_opt_portal *pr, nm_polyref ref, int b) {
+static inline uint64_t nm_opt_end_key(const nm_opt_ctx *c, nm_opt_portal *pr, int b) {
   if (pr->flags & (b ? NM_PO_KB : NM_PO_KA)) return b ? pr->kb : pr->ka;
-  return nm_opt_end_key_make(c, pr, ref, b);
+  return nm_opt_end_key_make(c, pr, b);
 }
 
 /* Grows array *p of *cap items of `size` bytes to n items (never shrinks). */
@@ -212,7 +213,16 @@ NM_INTERNAL int nm_opt_seen(nm_opt_ctx *c, uint64_t key, double g);
 /* Interval dominance: 0 when the node at index xi is no better anywhere on
  * its interval than a node already made through portal pr; else it is
  * remembered (and marks open nodes it beats everywhere as dead). */
-NM_INTERNAL int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi);
+NM_INTERNAL int nm_opt_dominated(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi);
+static inline int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
+  if (pr->stamp != c->s->stamp) { /* the first node through pr in this search */
+    pr->stamp = c->s->stamp;
+    pr->head = xi + 1;
+    c->s->nodes[xi].chain = 0;
+    return 1;
+  }
+  return nm_opt_dominated(c, pr, xi);
+}
 /* Runs a search (arguments checked here); *found gets its last node.
  * NM_FALLBACK when the search does not apply (nothing ran then). */
 NM_INTERNAL nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,

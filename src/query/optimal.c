@@ -206,14 +206,10 @@ static int dominates(const nm_opt_node *b, const nm_opt_node *a) {
   return 1;
 }
 
-int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
+int nm_opt_dominated(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
   nm_opt *s = c->s;
   nm_opt_node *x = &s->nodes[xi];
   uint32_t j;
-  if (pr->stamp != s->stamp) {
-    pr->stamp = s->stamp;
-    pr->head = 0;
-  }
   for (j = pr->head; j; j = s->nodes[j - 1].chain)
     if (dominates(&s->nodes[j - 1], x)) return 0;
   x->chain = pr->head;
@@ -408,9 +404,11 @@ nm_status nm_opt_write_corridor(const nm_opt *s, uint32_t idx, nm_polyref *path,
   return len > cap ? NM_TRUNCATED : NM_OK;
 }
 
-/* 1 when every area costs the same (the only case the search handles). */
+/* 1 when every area costs the same (the only case the search handles).
+ * Equal bytes, each cost to the next, settle the usual case at once. */
 static int uniform_costs(const nm_filter *f) {
   int i;
+  if (!memcmp(&f->area_cost[1], &f->area_cost[0], (NM_MAX_AREAS - 1) * sizeof f->area_cost[0])) return 1;
   for (i = 1; i < NM_MAX_AREAS; i++)
     if (f->area_cost[i] != f->area_cost[0]) return 0;
   return 1;
@@ -428,18 +426,22 @@ static double mesh_eps(const nm_navmesh *m) {
   return NM_OPT_EPS * (1 + mag);
 }
 
-/* The point pos moved into polygon ref in X/Z, as (x, -z). */
+/* The point pos moved into polygon ref in X/Z, as (x, -z): kept when it
+ * is left of (or on) every edge of the convex, counter-clockwise polygon. */
 static void point_in_poly(nm_query *q, nm_polyref ref, const float *pos, double *out) {
   const nm_tile *t;
   const nm_poly *p;
-  float v[NM_MAX_VERTS_PER_POLY * 3], c[3];
+  double a[2], b[2];
+  float c[3];
   int i;
   nm_ref_unsafe(q->mesh, ref, &t, &p);
-  for (i = 0; i < p->vert_count; i++) nm_vcopy(&v[i * 3], &t->verts[p->verts[i] * 3]);
-  if (nm_point_in_polygon(pos, v, p->vert_count)) {
-    nm_opt_pt(out, pos);
-    return;
+  nm_opt_pt(out, pos);
+  nm_opt_pt(a, &t->verts[p->verts[p->vert_count - 1] * 3]);
+  for (i = 0; i < p->vert_count; i++, a[0] = b[0], a[1] = b[1]) {
+    nm_opt_pt(b, &t->verts[p->verts[i] * 3]);
+    if (nm_opt_orient(a, b, out) < 0) break;
   }
+  if (i == p->vert_count) return;
   nm_query_closest_point_boundary(q, ref, pos, c);
   nm_opt_pt(out, c);
 }
@@ -462,6 +464,7 @@ nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, cons
   c->f = filter;
   c->goal_ref = end_ref;
   c->eps = mesh_eps(q->mesh);
+  c->eps2 = c->eps * c->eps;
   if (!(c->s = nm_opt_scratch(q)) || nm_opt_mesh_sync(q, c->s, q->mesh, filter) < 0) return NM_ERR_NOMEM;
   point_in_poly(q, end_ref, end, c->goal);
   memset(&sn, 0, sizeof sn);

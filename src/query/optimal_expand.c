@@ -42,7 +42,7 @@ static void exp_init(nm_opt_ctx *c, const nm_opt_node *n, opt_exp *X) {
   if (!(n->flags & NM_OPT_POINT)) {
     const double dx = n->left[0] - n->right[0], dy = n->left[1] - n->right[1];
     const double o = nm_opt_orient(n->root, n->left, n->right);
-    X->wedge = o < 0 && o * o > c->eps * c->eps * (dx * dx + dy * dy);
+    X->wedge = o < 0 && o * o > c->eps2 * (dx * dx + dy * dy);
   }
   if (!X->wedge) return; /* the root lies on the interval: it sees the whole polygon */
   X->rx = n->right[0] - n->root[0];
@@ -136,14 +136,11 @@ static void lerp2(double *d, const double *a, const double *b, double t) {
  * sees nothing through it: the path runs along the line to the nearer end
  * and turns there, if that end is a corner (0: the successor is dropped). */
 static int collinear_fix(const nm_opt_ctx *c, nm_opt_node *x, uint8_t *same, double d2) {
-  const double o = nm_opt_orient(x->right, x->left, x->root);
+  const double d = sqrt(d2);
+  const double u = ((x->root[0] - x->right[0]) * (x->left[0] - x->right[0]) +
+                    (x->root[1] - x->right[1]) * (x->left[1] - x->right[1])) / d;
   const double *end;
-  double u, d;
   uint64_t key;
-  if (o * o > c->eps * c->eps * d2) return 1;
-  d = sqrt(d2);
-  u = ((x->root[0] - x->right[0]) * (x->left[0] - x->right[0]) +
-       (x->root[1] - x->right[1]) * (x->left[1] - x->right[1])) / d;
   if (u >= -c->eps && u <= d + c->eps) return 1; /* on the interval: sees all */
   if (u < 0) { end = x->right; key = x->rkey; }
   else { end = x->left; key = x->lkey; }
@@ -156,45 +153,50 @@ static int collinear_fix(const nm_opt_ctx *c, nm_opt_node *x, uint8_t *same, dou
   return 1;
 }
 
-/* Makes the successor through the part [t0, t1] of portal pr (of
- * polygon ref): rooted at the expanded node's root (kind 0), or at the
- * right (1) or left (2) end of its interval. */
+/* The part [t0, t1] of portal pr into node x's interval, snapped to the
+ * portal's ends within eps; its squared length, or 0 when it is shorter
+ * than eps. */
+static double succ_interval(const nm_opt_ctx *c, const nm_opt_portal *pr, double t0, double t1,
+                            nm_opt_node *x) {
+  const double ux = pr->b[0] - pr->a[0], uy = pr->b[1] - pr->a[1], len2 = ux * ux + uy * uy;
+  double d2;
+  if (t0 > 0 && t0 * t0 * len2 < c->eps2) t0 = 0;
+  if (t1 < 1 && (1 - t1) * (1 - t1) * len2 < c->eps2) t1 = 1;
+  d2 = (t1 - t0) * (t1 - t0) * len2;
+  if (t1 <= t0 || d2 < c->eps2) return 0;
+  lerp2(x->right, pr->a, pr->b, t0);
+  lerp2(x->left, pr->a, pr->b, t1);
+  x->rkey = t0 == 0 ? nm_opt_end_key(c, (nm_opt_portal *)pr, 0) : 0;
+  x->lkey = t1 == 1 ? nm_opt_end_key(c, (nm_opt_portal *)pr, 1) : 0;
+  return d2;
+}
+
+/* Makes the successor through the part [t0, t1] of portal pr: rooted at
+ * the expanded node's root (kind 0), or at the right (1) or left (2) end
+ * of its interval. */
 static void add_succ(opt_exp *X, nm_opt_portal *pr, double t0, double t1, int kind) {
   nm_opt_ctx *c = X->c;
   const nm_opt_node *n = X->n;
-  const double e2 = c->eps * c->eps, ux = pr->b[0] - pr->a[0], uy = pr->b[1] - pr->a[1];
-  const double len2 = ux * ux + uy * uy;
   nm_opt_node *x = &X->out[X->count];
   uint8_t *same = &X->same[X->count];
-  double o, d2;
-  if (t0 * t0 * len2 < e2) t0 = 0;
-  if ((1 - t1) * (1 - t1) * len2 < e2) t1 = 1;
-  d2 = (t1 - t0) * (t1 - t0) * len2;
-  if (t1 <= t0 || d2 < e2) return;
-  lerp2(x->right, pr->a, pr->b, t0);
-  lerp2(x->left, pr->a, pr->b, t1);
-  if (kind == 0) {
-    x->root[0] = n->root[0];
-    x->root[1] = n->root[1];
-    x->g = n->g;
-    x->rootkey = n->rootkey;
-  } else {
-    const double *r = kind == 1 ? n->right : n->left;
-    x->root[0] = r[0];
-    x->root[1] = r[1];
-    x->g = n->g + (kind == 1 ? X->dr : X->dl);
-    x->rootkey = kind == 1 ? X->rkey : X->lkey;
-  }
-  x->rkey = t0 == 0 ? nm_opt_end_key(c, pr, n->poly, 0) : 0;
-  x->lkey = t1 == 1 ? nm_opt_end_key(c, pr, n->poly, 1) : 0;
+  const double d2 = succ_interval(c, pr, t0, t1, x);
+  const double *r = kind == 0 ? n->root : (kind == 1 ? n->right : n->left);
+  double o;
+  if (d2 == 0) return;
+  x->root[0] = r[0];
+  x->root[1] = r[1];
+  x->g = kind == 0 ? n->g : n->g + (kind == 1 ? X->dr : X->dl);
+  x->rootkey = kind == 0 ? n->rootkey : (kind == 1 ? X->rkey : X->lkey);
   x->poly = pr->nei;
   x->from = n->poly;
-  x->chain = 0;
   x->flags = 0;
   *same = kind == 0;
   o = nm_opt_orient(x->root, x->left, x->right);
-  if (o > 0 && o * o > e2 * d2) return; /* seen from behind: rounding */
-  if (!collinear_fix(c, x, same, d2)) return;
+  if (o * o <= c->eps2 * d2) { /* the root lies on the interval's line */
+    if (!collinear_fix(c, x, same, d2)) return;
+  } else if (o > 0) {
+    return; /* seen from behind: rounding */
+  }
   if (!*same && x->rootkey && !nm_opt_root_check(c, x->rootkey, x->g)) return;
   if (!nm_opt_dominance(c, pr, (uint32_t)(x - c->s->nodes))) return;
   X->count++;

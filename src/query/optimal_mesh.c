@@ -104,13 +104,14 @@ static int portal_room(nm_opt_ctx *c, uint32_t n) {
 }
 
 /* The record of link l of polygon p (tile t), into neighbour `nei`. */
-static void portal_fill(const nm_tile *t, const nm_poly *p, const nm_link *l, nm_opt_portal *pr) {
+static void portal_fill(const nm_tile *t, const nm_poly *p, nm_polyref own, const nm_link *l, nm_opt_portal *pr) {
   const int e = l->edge, e1 = e + 1 == p->vert_count ? 0 : e + 1;
   const float *v0 = &t->verts[p->verts[e] * 3], *v1 = &t->verts[p->verts[e1] * 3];
   const int part = l->side != 0xff && (l->bmin != 0 || l->bmax != 255);
   float pt[3];
   memset(pr, 0, sizeof *pr);
   pr->nei = l->ref;
+  pr->own = own;
   pr->edge = (uint8_t)e;
   pr->bmin = part ? l->bmin : 0;
   pr->bmax = part ? l->bmax : 255;
@@ -162,7 +163,7 @@ void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref) {
       continue;
     }
     if (!neighbour_facts(c, l->ref, ref, &dead)) continue; /* excluded: a wall */
-    portal_fill(t, p, l, pr);
+    portal_fill(t, p, ref, l, pr);
     if (dead) pr->flags |= NM_PO_DEAD;
     nm_opt_portal_cut(c->s, ref, c->m, i, pr);
     c->s->pused++;
@@ -293,7 +294,8 @@ static uint64_t point_key(const float *v, nm_polyref sector) {
   return NM_OPT_VERT | (h & ((1ull << 62) - 1));
 }
 
-uint64_t nm_opt_end_key_make(const nm_opt_ctx *c, nm_opt_portal *pr, nm_polyref ref, int b) {
+uint64_t nm_opt_end_key_make(const nm_opt_ctx *c, nm_opt_portal *pr, int b) {
+  const nm_polyref ref = pr->own;
   const nm_tile *t;
   const nm_poly *p;
   const uint8_t q = b ? pr->bmax : pr->bmin;
