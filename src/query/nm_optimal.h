@@ -158,8 +158,6 @@ static inline void nm_opt_pt(double *d, const float *v) {
  * successor i keeps n's root (for intermediate pruning). */
 NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_node *out,
                                   uint8_t *same);
-/* The shortest way from the root of n through its interval to the goal. */
-NM_INTERNAL double nm_opt_heuristic(const nm_opt_node *n, const double *goal, double eps);
 
 /* optimal_mesh.c: portal records. */
 /* Makes the tables fit mesh m and filter f (forgetting records when either

@@ -264,12 +264,36 @@ static int room(nm_opt_ctx *c) {
   return 1;
 }
 
+/* The shortest way from the root of n through its interval to the goal
+ * (mirrored across the interval's line when it lies on the root's side):
+ * a lower bound of every path the node stands for. */
+static double heuristic(const nm_opt_node *n, const double *goal, double eps) {
+  const double *r = n->root, *a = n->right, *b = n->left;
+  const double dx = b[0] - a[0], dy = b[1] - a[1], d2 = dx * dx + dy * dy;
+  double sr, sg, g2[2];
+  if (n->flags & NM_OPT_POINT) return nm_opt_dist(r, goal);
+  if (d2 < eps * eps) return nm_opt_dist(r, a) + nm_opt_dist(a, goal);
+  sr = nm_opt_orient(a, b, r);
+  if (sr * sr <= eps * eps * d2) return nm_opt_dist(r, goal); /* root on the interval */
+  sg = nm_opt_orient(a, b, goal);
+  g2[0] = goal[0];
+  g2[1] = goal[1];
+  if ((sr > 0) == (sg > 0) && fabs(sg) > 0) { /* same side as the root: mirror it */
+    const double t = ((goal[0] - a[0]) * dx + (goal[1] - a[1]) * dy) / d2;
+    g2[0] = 2 * (a[0] + t * dx) - goal[0];
+    g2[1] = 2 * (a[1] + t * dy) - goal[1];
+  }
+  if (nm_opt_orient(r, a, g2) < 0) return nm_opt_dist(r, a) + nm_opt_dist(a, g2);
+  if (nm_opt_orient(r, b, g2) > 0) return nm_opt_dist(r, b) + nm_opt_dist(b, g2);
+  return nm_opt_dist(r, g2);
+}
+
 /* The open-list entry of node idx. */
 static nm_opt_open open_entry(const nm_opt_ctx *c, uint32_t idx) {
   const nm_opt_node *x = &c->s->nodes[idx];
   nm_opt_open e;
   e.g = x->g;
-  e.f = (x->flags & NM_OPT_FINAL) ? x->g : x->g + nm_opt_heuristic(x, c->goal, c->eps);
+  e.f = (x->flags & NM_OPT_FINAL) ? x->g : x->g + heuristic(x, c->goal, c->eps);
   e.idx = idx;
   return e;
 }

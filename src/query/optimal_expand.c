@@ -86,27 +86,6 @@ static int reach(const opt_exp *X, const double *pt, int force, double *len, con
   return 1;
 }
 
-double nm_opt_heuristic(const nm_opt_node *n, const double *goal, double eps) {
-  const double *r = n->root, *a = n->right, *b = n->left;
-  const double dx = b[0] - a[0], dy = b[1] - a[1], d2 = dx * dx + dy * dy;
-  double sr, sg, g2[2];
-  if (n->flags & NM_OPT_POINT) return nm_opt_dist(r, goal);
-  if (d2 < eps * eps) return nm_opt_dist(r, a) + nm_opt_dist(a, goal);
-  sr = nm_opt_orient(a, b, r);
-  if (sr * sr <= eps * eps * d2) return nm_opt_dist(r, goal); /* root on the interval */
-  sg = nm_opt_orient(a, b, goal);
-  g2[0] = goal[0];
-  g2[1] = goal[1];
-  if ((sr > 0) == (sg > 0) && fabs(sg) > 0) { /* same side as the root: mirror it */
-    const double t = ((goal[0] - a[0]) * dx + (goal[1] - a[1]) * dy) / d2;
-    g2[0] = 2 * (a[0] + t * dx) - goal[0];
-    g2[1] = 2 * (a[1] + t * dy) - goal[1];
-  }
-  if (nm_opt_orient(r, a, g2) < 0) return nm_opt_dist(r, a) + nm_opt_dist(a, g2);
-  if (nm_opt_orient(r, b, g2) > 0) return nm_opt_dist(r, b) + nm_opt_dist(b, g2);
-  return nm_opt_dist(r, g2);
-}
-
 /* ---- successors ---- */
 
 /* Keeps the part [*t0, *t1] of a portal where fa + (fb - fa) * t >= -tol

@@ -7,31 +7,47 @@
 
 
 /* Walks the path of goal node idx backwards -- the goal, every root where
- * the path turns, the start -- and numbers the points from the end: point
- * number `total - 1 - i` is the i-th met. With pts (second pass), writes
- * those below cap as (x, 0, z) and, in refs, the polygon they lie on (that
- * of the earliest node with the root). Returns the number of points. */
-static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts,
-                 nm_polyref *refs, int cap, int total) {
+ * the path turns, the start -- skipping the first `skip` points met and
+ * writing the next ones (up to cap) as (x, 0, z), with in refs the polygon
+ * each lies on (that of the earliest node with the root). Returns the
+ * number of points met. */
+static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts, nm_polyref *refs,
+                 int cap, int skip) {
   const nm_opt *s = c->s;
   const nm_opt_node *n = &s->nodes[idx];
-  const double *last = NULL;
-  int k = 0;
+  const double *last = c->goal;
+  int k = 1, w = -1;
+  if (skip == 0) {
+    nm_vset(pts, (float)c->goal[0], 0.0f, (float)-c->goal[1]);
+    refs[0] = c->goal_ref;
+    w = 0;
+  }
   for (;;) {
-    const double *p = k == 0 ? c->goal : n->root;
-    const nm_polyref ref = k == 0 ? c->goal_ref : (n->parent ? n->from : start_ref);
-    if (!last || p[0] != last[0] || p[1] != last[1]) {
-      const int w = total - 1 - k++;
-      if (pts && w >= 0 && w < cap) nm_vset(&pts[3 * w], (float)p[0], 0.0f, (float)-p[1]);
-      last = p;
+    if (n->root[0] != last[0] || n->root[1] != last[1]) {
+      last = n->root;
+      w = k - skip < cap ? k - skip : -1;
+      if (w >= 0) nm_vset(&pts[3 * w], (float)last[0], 0.0f, (float)-last[1]);
+      k++;
     }
-    /* the polygon of the node where this root first appears holds it */
-    if (pts && refs && total - k >= 0 && total - k < cap) refs[total - k] = ref;
-    if (k == 1) continue; /* the goal was first; now the goal node's own point */
+    if (w >= 0) refs[w] = n->parent ? n->from : start_ref;
     if (!n->parent) break;
     n = &s->nodes[n->parent - 1];
   }
   return k;
+}
+
+/* Reverses the first n points and refs. */
+static void reverse(float *pts, nm_polyref *refs, int n) {
+  int i;
+  for (i = 0; i < n / 2; i++) {
+    float t[3];
+    const nm_polyref r = refs[i];
+    nm_vcopy(t, &pts[3 * i]);
+    nm_vcopy(&pts[3 * i], &pts[3 * (n - 1 - i)]);
+    nm_vcopy(&pts[3 * (n - 1 - i)], t);
+    refs[i] = refs[n - 1 - i];
+    refs[n - 1 - i] = r;
+  }
 }
 
 /* Drops points where the path runs straight on (collinear neighbours). */
@@ -128,12 +144,14 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
   if (st < 0) return st;
   if (st == NM_FALLBACK || (st & NM_PARTIAL) || uses_offmesh(c.s, found))
     return corridor_path(q, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
-  n = turns(&c, found, start_ref, NULL, NULL, 0, 0);
-  turns(&c, found, start_ref, pts, refs, cap, n);
-  if (n > cap) {
+  n = turns(&c, found, start_ref, pts, refs, cap, 0);
+  if (n > cap) { /* keep the start of the path: the points met last */
+    turns(&c, found, start_ref, pts, refs, cap, n - cap);
+    reverse(pts, refs, cap);
     *count = cap;
     st |= NM_TRUNCATED;
   } else {
+    reverse(pts, refs, n);
     *count = drop_straight(pts, refs, n, c.eps);
   }
   nm_query_surface_heights(q, pts, refs, *count, end_ref);
