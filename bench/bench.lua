@@ -26,8 +26,8 @@ local meshes = {}
 for _, n in ipairs(helper.small_meshes) do meshes[#meshes + 1] = n end
 for _, n in ipairs(helper.large_meshes) do meshes[#meshes + 1] = n end
 
-print(("navmesh (%s)%s %10s %10s %10s %10s %10s"):format(jit and "LuaJIT" or _VERSION, (" "):rep(10 - #(jit and "LuaJIT" or _VERSION)),
-  "nearest us", "findPath", "straight", "sequence", "path()"))
+print(("navmesh (%s)%s %10s %10s %10s %10s %10s %10s %10s"):format(jit and "LuaJIT" or _VERSION, (" "):rep(10 - #(jit and "LuaJIT" or _VERSION)),
+  "nearest us", "findPath", "straight", "sequence", "path()", "path(out)", "paths()"))
 for _, name in ipairs(meshes) do
   local file = shared .. "/navmeshes/" .. name .. ".bin"
   if helper.exists(file) then
@@ -72,9 +72,22 @@ for _, name in ipairs(meshes) do
       local p = P[i]
       mesh:path(p.s[1], p.s[2], p.s[3], p.e[1], p.e[2], p.e[3])
     end)
-    print(("%-17s %10.3f %10.2f %10.3f %10.2f %10.2f"):format(name, nearest, path, straight, seq, onecall))
-    io.stderr:write(('{"impl":"navmesh-lua","lua":"%s","mesh":"%s","nearest_us":%.4f,"path_us":%.3f,"straight_us":%.4f,"sequence_us":%.3f,"path_call_us":%.3f}\n'):format(
-      jit and jit.version or _VERSION, name, nearest, path, straight, seq, onecall))
+    local out = {}
+    local reused = timeit(n, function(i)
+      local p = P[i]
+      mesh:path(p.s[1], p.s[2], p.s[3], p.e[1], p.e[2], p.e[3], { out = out })
+    end)
+    local flat = {}
+    for i = 1, n do
+      local p = P[i]
+      for k = 1, 3 do flat[#flat + 1] = p.s[k] end
+      for k = 1, 3 do flat[#flat + 1] = p.e[k] end
+    end
+    local bopts = { out = {}, partials = {} }
+    local batch = timeit(1, function() mesh:paths(flat, bopts) end) / n
+    print(("%-17s %10.3f %10.2f %10.3f %10.2f %10.2f %10.2f %10.2f"):format(name, nearest, path, straight, seq, onecall, reused, batch))
+    io.stderr:write(('{"impl":"navmesh-lua","lua":"%s","mesh":"%s","nearest_us":%.4f,"path_us":%.3f,"straight_us":%.4f,"sequence_us":%.3f,"path_call_us":%.3f,"path_out_us":%.3f,"paths_batch_us":%.3f}\n'):format(
+      jit and jit.version or _VERSION, name, nearest, path, straight, seq, onecall, reused, batch))
     mesh:close()
   end
 end
