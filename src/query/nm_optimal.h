@@ -23,9 +23,7 @@
 enum {
   NM_OPT_POINT = 1,    /* root lies inside `poly`: every portal of it is seen */
   NM_OPT_FINAL = 2,    /* goal node: g is the whole path length */
-  NM_OPT_OFFMESH = 4,  /* `from` is the off-mesh connection that led to `poly` */
-  NM_OPT_EXPANDED = 8, /* its successors have been made */
-  NM_OPT_DEAD = 16     /* dominated while waiting in the open list: skip it */
+  NM_OPT_OFFMESH = 4   /* `from` is the off-mesh connection that led to `poly` */
 };
 
 /* Mesh-point descriptors: what an interval end is, so that corners can be
@@ -153,10 +151,10 @@ static inline void nm_opt_pt(double *d, const float *v) {
   d[1] = -(double)v[2];
 }
 
-/* optimal_expand.c: successors of node n into out[] (at most
- * NM_OPT_MAX_SUCC; parent is left to the caller), same[i] = 1 where
- * successor i keeps n's root (for intermediate pruning). */
-NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_node *out,
+/* optimal_expand.c: successors of node n (index + 1: parent) into out[]
+ * (at most NM_OPT_MAX_SUCC), same[i] = 1 where successor i keeps n's root
+ * (for intermediate pruning). */
+NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, uint32_t parent, nm_opt_node *out,
                                   uint8_t *same);
 
 /* optimal_mesh.c: portal records. */

@@ -299,53 +299,50 @@ static nm_opt_open open_entry(const nm_opt_ctx *c, uint32_t idx) {
 }
 
 /* Puts the successors of an expansion, nodes [first, first + n), into the
- * open list, all but the best one that is no goal node; returns that one
- * in *best (0 when there is none). */
+ * open list, all but the best one; returns that one in *best (0 when there
+ * are none). */
 static int open_succs(nm_opt_ctx *c, uint32_t first, int n, nm_opt_open *best) {
-  int i, have = 0;
-  for (i = 0; i < n; i++) {
+  int i;
+  if (n <= 0) return 0;
+  *best = open_entry(c, first);
+  for (i = 1; i < n; i++) {
     const nm_opt_open e = open_entry(c, first + (uint32_t)i);
-    if (c->s->nodes[e.idx].flags & NM_OPT_FINAL) {
-      heap_push(c->s, e);
-    } else if (!have || entry_before(&e, best)) {
-      if (have) heap_push(c->s, *best);
+    if (entry_before(&e, best)) {
+      heap_push(c->s, *best);
       *best = e;
-      have = 1;
     } else {
       heap_push(c->s, e);
     }
   }
-  return have;
+  return 1;
 }
 
 /* Expands node idx, and goes on with a successor at once while that is
  * what the open list would give next anyway: the single successor that
  * keeps its root (intermediate pruning: such a node needs no f), or the
  * best successor when nothing in the open list comes before it (saving
- * its trip through the list). Other successors go to the open list. */
-static void expand(nm_opt_ctx *c, uint32_t idx) {
+ * its trip through the list). Other successors go to the open list.
+ * Returns the goal node + 1 when the best successor is it, else 0. */
+static uint32_t expand(nm_opt_ctx *c, uint32_t idx) {
   nm_opt *s = c->s;
   uint8_t same[NM_OPT_MAX_SUCC];
   nm_opt_open best;
   for (;;) {
-    nm_opt_node *x;
-    int n, i;
-    if (!room(c)) return;
-    x = &s->nodes[s->count];
-    s->nodes[idx].flags |= NM_OPT_EXPANDED;
-    n = nm_opt_successors(c, &s->nodes[idx], x, same);
-    for (i = 0; i < n; i++) x[i].parent = idx + 1;
-    if (n == 1 && same[0] && !(x->flags & NM_OPT_FINAL)) {
-      idx = s->count++;
+    const uint32_t first = s->count;
+    int n;
+    if (!room(c)) return 0;
+    n = nm_opt_successors(c, &s->nodes[idx], idx + 1, &s->nodes[first], same);
+    s->count += (uint32_t)n;
+    if (n == 1 && same[0] && !(s->nodes[first].flags & NM_OPT_FINAL)) {
+      idx = first;
       continue;
     }
-    i = open_succs(c, s->count, n, &best);
-    s->count += (uint32_t)n;
-    if (!i) return;
+    if (!open_succs(c, first, n, &best)) return 0;
     if (s->hsize && entry_before(&s->heap[0], &best)) {
       heap_push(s, best);
-      return;
+      return 0;
     }
+    if (s->nodes[best.idx].flags & NM_OPT_FINAL) return best.idx + 1;
     idx = best.idx;
   }
 }
@@ -381,6 +378,7 @@ static uint32_t nearest_node(const nm_opt_ctx *c) {
  * node nearest to the goal (with NM_PARTIAL) when the goal is unreachable. */
 static nm_status search(nm_opt_ctx *c, const nm_opt_node *start, uint32_t *found) {
   nm_opt *s = c->s;
+  uint32_t f;
   s->count = 1;
   s->hsize = 0;
   search_reset(s);
@@ -394,8 +392,11 @@ static nm_status search(nm_opt_ctx *c, const nm_opt_node *start, uint32_t *found
       *found = idx;
       return c->st;
     }
-    if ((n->flags & NM_OPT_DEAD) || root_stale(c, n)) continue;
-    expand(c, idx);
+    if (root_stale(c, n)) continue;
+    if ((f = expand(c, idx)) != 0) {
+      *found = f - 1;
+      return c->st;
+    }
   }
   *found = nearest_node(c);
   return c->st | NM_PARTIAL;

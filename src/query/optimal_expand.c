@@ -24,6 +24,7 @@ typedef struct opt_exp {
   double dr, dl;          /* distances from the root to them */
   double tr, tl;          /* eps * dr, eps * dl: tolerances of orientation tests */
   double rx, ry, lx, ly;  /* the rays root->right, root->left */
+  uint32_t parent;        /* index + 1 of n */
   nm_opt_node *out;       /* successors so far: out[0 .. count) */
   uint8_t *same;
   int count;
@@ -168,6 +169,7 @@ static void add_succ(opt_exp *X, nm_opt_portal *pr, double t0, double t1, int ki
   x->rootkey = kind == 0 ? n->rootkey : (kind == 1 ? X->rkey : X->lkey);
   x->poly = pr->nei;
   x->from = n->poly;
+  x->parent = X->parent;
   x->flags = 0;
   *same = kind == 0;
   o = nm_opt_orient(x->root, x->left, x->right);
@@ -224,6 +226,7 @@ static int goal_succ(const opt_exp *X, nm_opt_node *o, uint8_t *same) {
   o->root[0] = via[0]; /* where the path turns last */
   o->root[1] = via[1];
   o->poly = o->from = n->poly;
+  o->parent = X->parent;
   o->flags = NM_OPT_FINAL;
   *same = 0;
   return 1;
@@ -282,6 +285,7 @@ static void offmesh_succs(opt_exp *X) {
     x->rootkey = NM_OPT_OFFM | ((uint64_t)kx << 32) | l->ref;
     x->poly = land;
     x->from = l->ref;
+    x->parent = X->parent;
     x->flags = NM_OPT_POINT | NM_OPT_OFFMESH;
     if (nm_opt_root_check(X->c, x->rootkey, x->g)) X->count++;
   }
@@ -304,12 +308,14 @@ static uint64_t view_key(const nm_opt_node *n) {
   return (h & ~(3ull << 62)) | 1;
 }
 
-int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_node *out, uint8_t *same) {
+int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, uint32_t parent, nm_opt_node *out,
+                      uint8_t *same) {
   const nm_opt_pinfo *pi;
   nm_opt_portal *pr;
   opt_exp X;
   int i;
   exp_init(c, n, &X);
+  X.parent = parent;
   if (n->poly == c->goal_ref) return goal_succ(&X, out, same);
   if (!X.wedge && !(n->flags & NM_OPT_POINT) && !nm_opt_seen(c, view_key(n), n->g)) return 0;
   X.out = out;
