@@ -18,6 +18,7 @@
 #include "nm_optimal.h"
 
 #define NM_OPT_FAN_STEPS 32
+#define NM_PI 3.14159265358979323846
 #define NM_OPT_FIRST_PORTALS 1024u
 #define NM_OPT_MIN_PORTAL_LIMIT 16384u
 
@@ -175,26 +176,41 @@ void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref) {
 
 /* Where point v lies on the boundary of polygon p (X/Z, within tol): the
  * edge *e holding the boundary piece that starts at v (dir 0) or ends at v
- * (dir 1), going counter-clockwise, and v's parameter *tv on it. 0 when v
- * is not on the boundary. */
+ * (dir 1), going counter-clockwise, and v's parameter *tv on it. Returns 1
+ * when v is vertex *k of p, 2 when it lies inside edge *e, 0 when it is not
+ * on the boundary. */
 static int fan_locate(const nm_tile *t, const nm_poly *p, const float *v, int dir, float tol, int *e,
-                      float *tv) {
+                      float *tv, int *k) {
   const int nv = p->vert_count;
-  int k;
-  for (k = 0; k < nv; k++)
-    if (nm_vdist2d_sqr(&t->verts[p->verts[k] * 3], v) <= tol * tol) {
-      *e = dir == 0 ? k : (k + nv - 1) % nv;
+  int i;
+  for (i = 0; i < nv; i++)
+    if (nm_vdist2d_sqr(&t->verts[p->verts[i] * 3], v) <= tol * tol) {
+      *k = i;
+      *e = dir == 0 ? i : (i + nv - 1) % nv;
       *tv = dir == 0 ? 0.0f : 1.0f;
       return 1;
     }
-  for (k = 0; k < nv; k++) {
-    const float *a = &t->verts[p->verts[k] * 3], *b = &t->verts[p->verts[(k + 1) % nv] * 3];
+  for (i = 0; i < nv; i++) {
+    const float *a = &t->verts[p->verts[i] * 3], *b = &t->verts[p->verts[(i + 1) % nv] * 3];
     if (nm_dist_pt_seg_sqr2d(v, a, b, tv) <= tol * tol && *tv > 0 && *tv < 1) {
-      *e = k;
-      return 1;
+      *e = i;
+      return 2;
     }
   }
   return 0;
+}
+
+/* Interior angle of polygon p at its vertex k (at a point inside an edge
+ * when k < 0: pi), in the search's (x, -z) plane [Units: rad]. */
+static double fan_angle(const nm_tile *t, const nm_poly *p, int k) {
+  const int nv = p->vert_count;
+  double o[2], a[2], b[2];
+  if (k < 0) return NM_PI;
+  nm_opt_pt(o, &t->verts[p->verts[k] * 3]);
+  nm_opt_pt(a, &t->verts[p->verts[(k + 1) % nv] * 3]);
+  nm_opt_pt(b, &t->verts[p->verts[(k + nv - 1) % nv] * 3]);
+  a[0] -= o[0], a[1] -= o[1], b[0] -= o[0], b[1] -= o[1];
+  return atan2(a[0] * b[1] - a[1] * b[0], a[0] * b[0] + a[1] * b[1]);
 }
 
 /* The neighbour across the boundary piece next to v on edge e of polygon p
@@ -222,30 +238,50 @@ static nm_polyref fan_cross(const nm_opt_ctx *c, const nm_tile *t, const nm_poly
   return over;
 }
 
+/* A walk around a point (fan_closes): the walkable angle met, and the far
+ * end of the wall piece it stopped at. */
+typedef struct fan_walk {
+  double angle;              /* [Units: rad] */
+  float wall[3];
+} fan_walk;
+
 /* Walks around point v [(x,y,z)] from polygon start through linked polygons
  * that pass the filter, always crossing the boundary piece that starts at v
  * (dir 0) or ends at v (dir 1) -- polygons are all wound the same way, so
- * this keeps turning one way. 1 when the walk comes back to start (v lies
- * inside the walkable area), else 0 (a wall touches v). *minref gets the
- * smallest polygon ref met. */
+ * this keeps turning one way. Returns 1 when the walk comes back to start
+ * (v lies inside the walkable area), 0 when it meets a wall (w: the
+ * polygons' angles at v but start's, and the wall piece), -1 when it loses
+ * its way. *minref gets the smallest polygon ref met. */
 static int fan_closes(const nm_opt_ctx *c, nm_polyref start, const float *v, int dir, float tol,
-                      nm_polyref *minref) {
+                      nm_polyref *minref, fan_walk *w) {
   nm_polyref cur = start;
   int step;
   for (step = 0; step < NM_OPT_FAN_STEPS; step++) {
     const nm_tile *t;
     const nm_poly *p;
     float tv;
-    int e;
+    int e, k = -1, at;
     nm_ref_unsafe(c->m, cur, &t, &p);
-    if (nm_poly_type(p) != NM_POLYTYPE_GROUND || !fan_locate(t, p, v, dir, tol, &e, &tv)) return 0;
+    if (nm_poly_type(p) != NM_POLYTYPE_GROUND || !(at = fan_locate(t, p, v, dir, tol, &e, &tv, &k))) return -1;
+    if (step > 0) w->angle += fan_angle(t, p, at == 1 ? k : -1);
     cur = fan_cross(c, t, p, e, tv, dir, tol / nm_maxf(nm_vdist2d(&t->verts[p->verts[e] * 3],
                                      &t->verts[p->verts[(e + 1) % p->vert_count] * 3]), 1e-6f) + 0.5f / 255.0f);
-    if (!cur) return 0;
+    if (!cur) {
+      nm_vcopy(w->wall, &t->verts[p->verts[dir == 0 ? (e + 1) % p->vert_count : e] * 3]);
+      return 0;
+    }
     if (cur == start) return 1;
     if (cur < *minref) *minref = cur;
   }
-  return 0;
+  return -1;
+}
+
+/* 1 when the walls at v, from v to a and from v to b, run on in one exactly
+ * straight line (float products are exact in double). */
+static int straight_wall(const float *v, const float *a, const float *b) {
+  const double ax = (double)a[0] - v[0], az = (double)a[2] - v[2];
+  const double bx = (double)b[0] - v[0], bz = (double)b[2] - v[2];
+  return ax * bz - az * bx == 0 && ax * bx + az * bz < 0;
 }
 
 /* The 3-D point a VERT or PEND descriptor names, into v. */
@@ -263,23 +299,35 @@ static void desc_point(const nm_navmesh *m, uint64_t desc, float *v) {
 }
 
 /* Walks around the point of a VERT or PEND descriptor: 1 when it is a
- * corner, with *sector naming the walkable piece around it. */
+ * corner a shortest path may turn at, with *sector naming the walkable
+ * piece around it. Paths turn only where the walkable area is reflex, so a
+ * point where walls meet at an angle clearly below pi (an inner corner) or
+ * run on exactly straight (a wall split at a tile border) is none; when in
+ * doubt (a lost walk, an angle within 1e-9 of pi) it is one. */
 static int corner_walk(const nm_opt_ctx *c, uint64_t desc, nm_polyref *sector) {
   const nm_polyref ref = (nm_polyref)desc;
+  const nm_tile *t;
+  const nm_poly *p;
   float v[3], tol = (float)c->eps * 4;
+  fan_walk w0, w1;
+  int slot = -1, r0, r1;
   desc_point(c->m, desc, v);
+  nm_ref_unsafe(c->m, ref, &t, &p);
   if ((desc & NM_OPT_KIND) == NM_OPT_PEND) {
-    const nm_tile *t;
-    const nm_poly *p;
     const int e = (int)(desc >> 40) & 0xff;
-    nm_ref_unsafe(c->m, ref, &t, &p);
     /* the neighbours' vertex is up to half a step away */
     tol += nm_vdist2d(&t->verts[p->verts[e] * 3], &t->verts[p->verts[(e + 1) % p->vert_count] * 3]) / 255.0f;
+  } else {
+    slot = (int)(desc >> 32) & 0xff;
   }
   *sector = ref;
-  if (fan_closes(c, ref, v, 0, tol, sector)) return 0;
-  fan_closes(c, ref, v, 1, tol, sector);
-  return 1;
+  w0.angle = w1.angle = 0;
+  if ((r0 = fan_closes(c, ref, v, 0, tol, sector, &w0)) == 1) return 0;
+  r1 = fan_closes(c, ref, v, 1, tol, sector, &w1);
+  if (r0 < 0 || r1 < 0) return 1;
+  w0.angle += w1.angle + fan_angle(t, p, slot);
+  if (w0.angle < NM_PI - 1e-9) return 0;
+  return !(fabs(w0.angle - NM_PI) < 1e-6 && straight_wall(v, w0.wall, w1.wall));
 }
 
 /* Root identity: the point and the walkable piece around it. */
