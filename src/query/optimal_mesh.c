@@ -59,7 +59,7 @@ nm_status nm_opt_mesh_sync(nm_query *q, nm_opt *s, const nm_navmesh *m, const nm
   if (s->mesh_set && s->mesh_gen == m->generation && s->inc == f->include_flags && s->exc == f->exclude_flags)
     return NM_OK;
   if (!s->portals) {
-    s->plimit = q->pool.max * 8 > NM_OPT_MIN_PORTAL_LIMIT ? q->pool.max * 8 : NM_OPT_MIN_PORTAL_LIMIT;
+    s->plimit = q->pool.max * 4 > NM_OPT_MIN_PORTAL_LIMIT ? q->pool.max * 4 : NM_OPT_MIN_PORTAL_LIMIT;
     if (!nm_opt_grow_array(q, (void **)&s->portals, &s->pcap, NM_OPT_FIRST_PORTALS, sizeof(nm_opt_portal)))
       return NM_ERR_NOMEM;
   }
