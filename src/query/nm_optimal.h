@@ -1,9 +1,9 @@
 /* nm_optimal.h -- shared parts of the optimal (any-angle) path search:
  * search nodes, the scratch space a query keeps for it, and the interfaces
  * between the search driver (optimal.c), successor generation
- * (optimal_expand.c), what is remembered about polygons
- * (optimal_mesh.c) and the path output (optimal_path.c). See optimal.c
- * for the algorithm.
+ * (optimal_expand.c), what is remembered about polygons (optimal_mesh.c)
+ * and about the polygon graph (optimal_cuts.c), and the path output
+ * (optimal_path.c). See optimal.c for the algorithm.
  *
  * Geometry runs in double precision on 2-D points (x, -z): flipping z makes
  * Detour's polygon vertex order counter-clockwise, so orient() > 0 means
@@ -42,7 +42,7 @@ typedef struct nm_opt_node {
   nm_polyref poly;           /* polygon the interval leads into */
   nm_polyref from;           /* polygon whose edge holds the interval */
   uint32_t parent;           /* index + 1 of the parent node, 0 for the start */
-  uint32_t chain;            /* index + 1 of the previous node through the same edge */
+  uint32_t chain;            /* index + 1 of the previous node through the same portal */
   uint32_t flags;            /* NM_OPT_* */
 } nm_opt_node;
 
@@ -62,7 +62,7 @@ typedef struct nm_opt_open {
 
 /* A portal of a polygon as the search sees it (optimal_mesh.c): the edge,
  * or the part of it a tile-border link covers, into a neighbour that passes
- * the filter. One 64-byte record; a polygon's records are consecutive. */
+ * the filter. One 80-byte record; a polygon's records are consecutive. */
 typedef struct nm_opt_portal {
   double a[2], b[2];         /* ends (x, -z), a -> b counter-clockwise */
   uint64_t ka, kb;           /* root keys of the ends (0: no corner), see NM_PO_KA/KB */
@@ -208,7 +208,7 @@ NM_INTERNAL int nm_opt_root_check(nm_opt_ctx *c, uint64_t key, double g);
 NM_INTERNAL int nm_opt_seen(nm_opt_ctx *c, uint64_t key, double g);
 /* Interval dominance: 0 when the node at index xi is no better anywhere on
  * its interval than a node already made through portal pr; else it is
- * remembered (and marks open nodes it beats everywhere as dead). */
+ * remembered in pr's chain. (nm_opt_dominated: the chain is not empty.) */
 NM_INTERNAL int nm_opt_dominated(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi);
 static inline int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
   if (pr->stamp != c->s->stamp) { /* the first node through pr in this search */

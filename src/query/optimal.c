@@ -12,12 +12,14 @@
  * r-left-right onto the other portals of the polygon (optimal_expand.c).
  * Nodes leave the open list in order of f (larger g first among equal f), so
  * the first goal node taken is a shortest path. Pruning: successors into
- * dead ends are dropped (cul-de-sac), a node with a single successor that
- * keeps its root is expanded at once without the open list (intermediate),
- * a root reached again with a greater g is dropped (root level; roots are
- * named by mesh point and the piece of walkable area around it), and so is
- * a node whose interval another node through the same edge reaches no worse
- * at every point (interval dominance, below).
+ * dead ends are dropped -- single polygons (cul-de-sac) and whole parts of
+ * the mesh hanging off one polygon without the goal (optimal_cuts.c) --, a
+ * node with a single successor that keeps its root is expanded at once
+ * without the open list (intermediate), a root reached again with a greater
+ * g is dropped (root level; roots are named by mesh point and the piece of
+ * walkable area around it), and so is a node whose interval another node
+ * through the same portal reaches no worse at every point (interval
+ * dominance, below).
  *
  * The corridor returned is the chain of polygons of the goal node's
  * ancestors; the shortest path crosses exactly their portals, so the funnel

@@ -5,7 +5,9 @@
  * The portals come from the polygon's records (optimal_mesh.c): a whole
  * edge for a neighbour in the same tile, the linked part of the edge at tile
  * borders, nothing where the neighbour is missing or excluded by the filter
- * (a wall). For each portal the part inside the cone becomes an observable
+ * (a wall); portals into cul-de-sacs and into dead-end parts of the mesh
+ * that do not hold the goal are passed by. For each portal the part inside
+ * the cone becomes an observable
  * successor (same root); if the right end of the interval is a corner of
  * the walkable area, the part of the portal clockwise of the ray
  * root->right becomes a successor rooted at that corner (likewise on the
