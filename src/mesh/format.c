@@ -133,6 +133,8 @@ static nm_status place_stored_tile(nm_navmesh *m, const uint8_t *blob, size_t si
   uint8_t *data = (uint8_t *)(uintptr_t)blob;
   nm_tile *t;
   nm_status st;
+  if (size < sizeof(nm_tile_header)) /* (also: nm_malloc(0) is NULL, not "out of memory") */
+    return nm_diag_set(diag, NM_ERR_DATA, "dataSize", "tile record %d shorter than a tile header", index);
   if (!in_place) {
     if (!(data = (uint8_t *)nm_malloc(&m->alloc, size))) return NM_ERR_NOMEM;
     memcpy(data, blob, size);
