@@ -463,7 +463,9 @@ NM_API nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyre
  * the query, at least 4096), the path may be longer than the shortest;
  * NM_TRUNCATED: cap too small (the corridor is cut at its end).
  * Search memory is taken from the query's allocator on first use and grown
- * when needed, then reused. ERR_PARAM, ERR_NOMEM. */
+ * when needed, then reused; the first search on a mesh (generation) also
+ * makes tables of its polygon graph in the query, in time linear in the
+ * mesh. ERR_PARAM, ERR_NOMEM. */
 NM_API nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
                                             const float start[3], const float end[3],
                                             const nm_filter *filter, nm_polyref *path, int cap,

@@ -1,7 +1,9 @@
 /* nm_optimal.h -- shared parts of the optimal (any-angle) path search:
- * search nodes, the scratch space a query keeps for it, and the interface
- * between the search driver (optimal.c) and successor generation
- * (optimal_expand.c). See optimal.c for the algorithm.
+ * search nodes, the scratch space a query keeps for it, and the interfaces
+ * between the search driver (optimal.c), successor generation
+ * (optimal_expand.c), what is remembered about polygons (optimal_mesh.c)
+ * and about the polygon graph (optimal_cuts.c), and the path output
+ * (optimal_path.c). See optimal.c for the algorithm.
  *
  * Geometry runs in double precision on 2-D points (x, -z): flipping z makes
  * Detour's polygon vertex order counter-clockwise, so orient() > 0 means
@@ -24,30 +26,33 @@ enum {
   NM_OPT_OFFMESH = 4   /* `from` is the off-mesh connection that led to `poly` */
 };
 
-/* Mesh-point descriptors: what a root or an interval end is, so that corners
- * can be tested and roots recognised. 0 = a computed point (no corner). */
-#define NM_OPT_VERT (1ull << 62)  /* | vertex index << 32 | ref of a polygon using it */
+/* Mesh-point descriptors: what an interval end is, so that corners can be
+ * tested and roots recognised. */
+#define NM_OPT_VERT (1ull << 62)  /* | vertex slot << 32 | ref of a polygon using it */
 #define NM_OPT_PEND (2ull << 62)  /* | edge << 40 | byte << 32 | ref: end of a partial portal */
 #define NM_OPT_OFFM (3ull << 62)  /* | end << 32 | ref of an off-mesh connection */
+#define NM_OPT_KIND (3ull << 62)
 
 typedef struct nm_opt_node {
   double root[2];            /* root point (x, -z) */
   double left[2], right[2];  /* interval, as seen from the root */
-  double g, f;               /* path length to the root; g + heuristic */
-  uint64_t lkey, rkey;       /* descriptors of the interval ends */
+  double g;                  /* path length to the root */
+  uint64_t lkey, rkey;       /* root keys of the interval ends, 0 where no corner */
   uint64_t rootkey;          /* root identity for root-level pruning (0: none) */
   nm_polyref poly;           /* polygon the interval leads into */
   nm_polyref from;           /* polygon whose edge holds the interval */
   uint32_t parent;           /* index + 1 of the parent node, 0 for the start */
+  uint32_t chain;            /* index + 1 of the previous node through the same portal */
   uint32_t flags;            /* NM_OPT_* */
 } nm_opt_node;
 
-/* Best g per root (open addressing; entries of older searches are empty). */
-typedef struct nm_opt_root {
+/* An entry of the per-search hash tables (root g values, repeated views).
+ * Entries of older searches (other stamp) count as empty. */
+typedef struct nm_opt_entry {
   uint64_t key;
   double g;
   uint32_t stamp;
-} nm_opt_root;
+} nm_opt_entry;
 
 /* An open-list entry: a node index with its keys. */
 typedef struct nm_opt_open {
@@ -55,12 +60,38 @@ typedef struct nm_opt_open {
   uint32_t idx;
 } nm_opt_open;
 
-/* A remembered corner test (see nm_opt_root_key). */
-typedef struct nm_opt_corner {
-  uint64_t desc, key;
-  uint32_t gen;              /* valid while equal to nm_opt.cgen */
-  int corner;
-} nm_opt_corner;
+/* A portal of a polygon as the search sees it (optimal_mesh.c): the edge,
+ * or the part of it a tile-border link covers, into a neighbour that passes
+ * the filter. One 80-byte record; a polygon's records are consecutive. */
+typedef struct nm_opt_portal {
+  double a[2], b[2];         /* ends (x, -z), a -> b counter-clockwise */
+  uint64_t ka, kb;           /* root keys of the ends (0: no corner), see NM_PO_KA/KB */
+  nm_polyref nei;            /* the polygon behind it */
+  nm_polyref own;            /* the polygon it belongs to */
+  uint32_t head;             /* newest node made through it + 1 (dominance), this search */
+  uint32_t stamp;            /* head belongs to the search with this stamp */
+  uint8_t edge;              /* edge of the polygon */
+  uint8_t flags;             /* NM_PO_* */
+  uint8_t bmin, bmax;        /* part of the edge, in 1/255 (0, 255: all of it) */
+  uint32_t lo, hi;           /* the part of the mesh beyond (NM_PO_BEYOND_*) */
+} nm_opt_portal;
+
+#define NM_PO_KA 1           /* ka is known */
+#define NM_PO_KB 2           /* kb is known */
+#define NM_PO_DEAD 4         /* nei's only link leads back here: a cul-de-sac but for the goal */
+#define NM_PO_BEYOND_IN 8    /* the part beyond, hanging off this polygon alone, holds the
+                              * goal only when its side number is in [lo, hi] */
+#define NM_PO_BEYOND_OUT 16  /* ... only when it is not in [lo, hi] */
+
+/* What the search remembers about one polygon: where its portal records
+ * are. Valid while gen equals nm_opt.cgen (same mesh generation and filter
+ * flags as when it was made). */
+typedef struct nm_opt_pinfo {
+  uint32_t gen;
+  uint32_t first;            /* its first record in nm_opt.portals */
+  uint16_t count;            /* number of records */
+  uint16_t offmesh;          /* it has off-mesh connections */
+} nm_opt_pinfo;
 
 /* Scratch space of the optimal search, owned by the query and grown (never
  * shrunk) up to `limit` nodes, so warm queries allocate nothing. */
@@ -68,13 +99,27 @@ typedef struct nm_opt {
   nm_opt_node *nodes;
   nm_opt_open *heap;         /* open list, [hcap] */
   uint32_t count, cap, hcap, limit, hsize;
-  nm_opt_root *roots;        /* [rmask + 1] */
+  nm_opt_entry *roots;       /* [rmask + 1] */
   uint32_t rmask, rcount, stamp;
-  /* Corner tests depend only on the mesh and the filter's flags; they are
-   * kept across searches in a direct-mapped cache until either changes. */
-  nm_opt_corner *corners;    /* [cmask + 1] */
-  uint32_t cmask, cgen, mesh_gen;
+  /* Portal records depend only on the mesh and the filter's flags; they
+   * are kept across searches until either changes (generation cgen). */
+  nm_opt_pinfo *pinfo;       /* [npinfo], by dense polygon number */
+  uint32_t *tbase;           /* [ntbase] dense number of polygon 0 of each tile slot */
+  uint32_t npinfo, ntbase;   /* (capacities) */
+  uint32_t npoly;            /* polygons of the mesh (dense numbers below it) */
+  nm_opt_portal *portals;    /* [pcap], the first pused made */
+  uint32_t pused, pcap, plimit;
+  uint32_t cgen, mesh_gen;
   uint16_t inc, exc;
+  int mesh_set;              /* mesh_gen/inc/exc describe the records */
+  /* The block-cut forest of the polygon graph (optimal_cuts.c), per mesh
+   * generation: cut polygons and the blocks of links as forest nodes. */
+  uint32_t *vcut;            /* [nvcut] forest node of each cut polygon, else ~0 */
+  uint32_t *lbase;           /* [nlbase] dense number of link 0 of each tile slot */
+  uint32_t *lblock;          /* [nlblock] block of each link's edge, by dense link number */
+  uint32_t *bpar, *btin, *btout; /* [nbcap] each: parent, Euler tour interval */
+  uint32_t nvcut, nlbase, nlblock, nbcap, nbc;
+  int cuts;                  /* the forest is made */
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
 } nm_opt;
@@ -87,7 +132,8 @@ typedef struct nm_opt_ctx {
   nm_opt *s;
   nm_polyref goal_ref;
   double goal[2];
-  double eps;                /* distance tolerance [Units: wu] */
+  double eps, eps2;          /* distance tolerance [Units: wu], and its square */
+  uint32_t side;             /* the goal's place in the block-cut forest (~0: no pruning) */
   nm_status st;              /* NM_OUT_OF_NODES once nodes were dropped */
 } nm_opt_ctx;
 
@@ -105,21 +151,82 @@ static inline void nm_opt_pt(double *d, const float *v) {
   d[1] = -(double)v[2];
 }
 
-/* optimal_expand.c: successors of node n into out[] (at most
- * NM_OPT_MAX_SUCC; parent and f are left to the caller), same[i] = 1 where
- * successor i keeps n's root (for intermediate pruning). */
-NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, nm_opt_node *out,
+/* optimal_expand.c: successors of node n (index + 1: parent) into out[]
+ * (at most NM_OPT_MAX_SUCC), same[i] = 1 where successor i keeps n's root
+ * (for intermediate pruning). */
+NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, uint32_t parent, nm_opt_node *out,
                                   uint8_t *same);
-/* The shortest way from the root of n through its interval to the goal. */
-NM_INTERNAL double nm_opt_heuristic(const nm_opt_node *n, const double *goal, double eps);
-/* Root identity of a descriptor for root-level pruning; *corner gets whether
- * a path may turn there (a wall touches the point). */
-NM_INTERNAL uint64_t nm_opt_root_key(const nm_opt_ctx *c, uint64_t desc, int *corner);
+
+/* optimal_mesh.c: portal records. */
+/* Makes the tables fit mesh m and filter f (forgetting records when either
+ * changed); NM_ERR_NOMEM. */
+NM_INTERNAL nm_status nm_opt_mesh_sync(nm_query *q, nm_opt *s, const nm_navmesh *m, const nm_filter *f);
+/* Makes the portal records of polygon ref (entry pi). */
+NM_INTERNAL void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref);
+/* Root key (0: no corner) of end a (b = 0) or b (b = 1) of portal pr,
+ * worked out and remembered. */
+NM_INTERNAL uint64_t nm_opt_end_key_make(const nm_opt_ctx *c, nm_opt_portal *pr, int b);
+
+/* The portal records of polygon ref (valid until the next call), and in
+ * *pi its entry. */
+static inline nm_opt_portal *nm_opt_portals(nm_opt_ctx *c, nm_polyref ref, const nm_opt_pinfo **pi) {
+  nm_opt_pinfo *e = &c->s->pinfo[c->s->tbase[nm_ref_tile(c->m, ref)] + nm_ref_poly(c->m, ref)];
+  if (e->gen != c->s->cgen) nm_opt_portals_make(c, e, ref);
+  *pi = e;
+  return &c->s->portals[e->first];
+}
+
+/* Root key (0: no corner) of end a (b = 0) or b (b = 1) of portal pr. */
+static inline uint64_t nm_opt_end_key(const nm_opt_ctx *c, nm_opt_portal *pr, int b) {
+  if (pr->flags & (b ? NM_PO_KB : NM_PO_KA)) return b ? pr->kb : pr->ka;
+  return nm_opt_end_key_make(c, pr, b);
+}
+
+/* Grows array *p of *cap items of `size` bytes to n items (never shrinks). */
+NM_INTERNAL int nm_opt_grow_array(nm_query *q, void **p, uint32_t *cap, uint32_t n, size_t size);
+
+/* optimal_cuts.c: the block-cut forest, made for the query's mesh. */
+NM_INTERNAL nm_status nm_opt_cuts_make(nm_query *q, nm_opt *s);
+/* The goal's place in the forest, for nm_opt_ctx.side. */
+NM_INTERNAL uint32_t nm_opt_goal_side(const nm_opt_ctx *c);
+/* Sets the NM_PO_BEYOND_* test of the record of link `link` of polygon ref. */
+NM_INTERNAL void nm_opt_portal_cut(const nm_opt *s, nm_polyref ref, const nm_navmesh *m, uint32_t link,
+                                   nm_opt_portal *pr);
+
+/* 1 when the goal lies beyond portal pr -- or may, as far as is known. */
+static inline int nm_opt_goal_beyond(const nm_opt_ctx *c, const nm_opt_portal *pr) {
+  int in;
+  if (!(pr->flags & (NM_PO_BEYOND_IN | NM_PO_BEYOND_OUT)) || c->side == 0xffffffffu) return 1;
+  in = c->side >= pr->lo && c->side <= pr->hi;
+  return (pr->flags & NM_PO_BEYOND_IN) ? in : !in;
+}
 
 /* optimal.c: root-level pruning. Records g for the root key when it is the
  * best so far; returns 0 when a node rooted there at g should be dropped. */
 NM_INTERNAL int nm_opt_root_check(nm_opt_ctx *c, uint64_t key, double g);
 /* Like nm_opt_root_check, but also 0 when key was recorded at the same g. */
 NM_INTERNAL int nm_opt_seen(nm_opt_ctx *c, uint64_t key, double g);
+/* Interval dominance: 0 when the node at index xi is no better anywhere on
+ * its interval than a node already made through portal pr; else it is
+ * remembered in pr's chain. (nm_opt_dominated: the chain is not empty.) */
+NM_INTERNAL int nm_opt_dominated(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi);
+static inline int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
+  if (pr->stamp != c->s->stamp) { /* the first node through pr in this search */
+    pr->stamp = c->s->stamp;
+    pr->head = xi + 1;
+    c->s->nodes[xi].chain = 0;
+    return 1;
+  }
+  return nm_opt_dominated(c, pr, xi);
+}
+/* Runs a search (arguments checked here); *found gets its last node.
+ * NM_FALLBACK when the search does not apply (nothing ran then). */
+NM_INTERNAL nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
+                                 const float *end, const nm_filter *filter, nm_opt_ctx *c, uint32_t *found);
+/* The query's scratch, made on first use. NULL when out of memory. */
+NM_INTERNAL nm_opt *nm_opt_scratch(nm_query *q);
+/* Number of polygons in the corridor of node idx, and the corridor itself. */
+NM_INTERNAL int nm_opt_chain_len(const nm_opt *s, uint32_t idx);
+NM_INTERNAL nm_status nm_opt_write_corridor(const nm_opt *s, uint32_t idx, nm_polyref *path, int cap, int *count);
 
 #endif

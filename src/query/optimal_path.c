@@ -1,0 +1,191 @@
+/* optimal_path.c -- the shortest path itself (nm_query_path_optimal): the
+ * points where the path of the optimal search (optimal.c) turns, read from
+ * the roots along the goal node's ancestors, with heights from the mesh
+ * surface; the funnel (straight.c) over the search's corridor where that
+ * does not apply (partial paths, off-mesh connections, A* fallback). */
+#include "nm_optimal.h"
+
+
+/* Walks the path of goal node idx backwards -- the goal, every root where
+ * the path turns, the start -- skipping the first `skip` points met and
+ * writing the next ones (up to cap) as (x, 0, z), with in refs the polygon
+ * each lies on (that of the earliest node with the root). Returns the
+ * number of points met. */
+static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts, nm_polyref *refs,
+                 int cap, int skip) {
+  const nm_opt *s = c->s;
+  const nm_opt_node *n = &s->nodes[idx];
+  const double *last = c->goal;
+  int k = 1, w = -1;
+  if (skip == 0) {
+    nm_vset(pts, (float)c->goal[0], 0.0f, (float)-c->goal[1]);
+    refs[0] = c->goal_ref;
+    w = 0;
+  }
+  for (;;) {
+    if (n->root[0] != last[0] || n->root[1] != last[1]) {
+      last = n->root;
+      w = k - skip < cap ? k - skip : -1;
+      if (w >= 0) nm_vset(&pts[3 * w], (float)last[0], 0.0f, (float)-last[1]);
+      k++;
+    }
+    if (w >= 0) refs[w] = n->parent ? n->from : start_ref;
+    if (!n->parent) break;
+    n = &s->nodes[n->parent - 1];
+  }
+  return k;
+}
+
+/* Reverses the first n points and refs. */
+static void reverse(float *pts, nm_polyref *refs, int n) {
+  int i;
+  for (i = 0; i < n / 2; i++) {
+    float t[3];
+    const nm_polyref r = refs[i];
+    nm_vcopy(t, &pts[3 * i]);
+    nm_vcopy(&pts[3 * i], &pts[3 * (n - 1 - i)]);
+    nm_vcopy(&pts[3 * (n - 1 - i)], t);
+    refs[i] = refs[n - 1 - i];
+    refs[n - 1 - i] = r;
+  }
+}
+
+/* Drops points where the path runs straight on (collinear neighbours). */
+static int drop_straight(float *pts, nm_polyref *refs, int n, double eps) {
+  int i, w = 1;
+  for (i = 1; i < n; i++) {
+    if (i + 1 < n) {
+      const float *a = &pts[3 * (w - 1)], *b = &pts[3 * i], *d = &pts[3 * (i + 1)];
+      const double ux = (double)b[0] - a[0], uz = (double)b[2] - a[2];
+      const double vx = (double)d[0] - b[0], vz = (double)d[2] - b[2];
+      const double lu = sqrt(ux * ux + uz * uz), lv = sqrt(vx * vx + vz * vz);
+      if (fabs(ux * vz - uz * vx) <= eps * (lu + lv) && ux * vx + uz * vz >= 0) continue;
+    }
+    memmove(&pts[3 * w], &pts[3 * i], 3 * sizeof(float));
+    if (refs) refs[w] = refs[i];
+    w++;
+  }
+  return w;
+}
+
+/* 1 when the path of node idx takes an off-mesh connection. */
+static int uses_offmesh(const nm_opt *s, uint32_t idx) {
+  for (;;) {
+    if (s->nodes[idx].flags & NM_OPT_OFFMESH) return 1;
+    if (!s->nodes[idx].parent) return 0;
+    idx = s->nodes[idx].parent - 1;
+  }
+}
+
+/* Makes room for n polygons in the scratch corridor. */
+static nm_polyref *corridor_room(nm_query *q, nm_opt *s, uint32_t n) {
+  if (n > s->ccap) {
+    void *p = nm_realloc(&q->alloc, s->cor, (size_t)s->ccap * sizeof(nm_polyref), (size_t)n * sizeof(nm_polyref));
+    if (!p) return NULL;
+    s->cor = (nm_polyref *)p;
+    s->ccap = n;
+  }
+  return s->cor;
+}
+
+/* The path through a corridor by the funnel, as mesh:path makes it: to the
+ * end, or to the nearest point of the last polygon when it is not end_ref;
+ * point heights from the detail mesh. */
+static nm_status funnel_path(nm_query *q, const nm_polyref *cor, int ncor, nm_polyref end_ref,
+                             const float *start, const float *end, float *pts, nm_polyref *refs,
+                             int cap, int *count) {
+  float e[3];
+  nm_status st;
+  int i;
+  nm_vcopy(e, end);
+  if (cor[ncor - 1] != end_ref) nm_query_closest_point(q, cor[ncor - 1], end, e, NULL);
+  st = nm_query_straight_path(q, start, e, cor, ncor, NULL, pts, NULL, refs, cap, count);
+  if (st < 0) return st;
+  for (i = 0; i < *count; i++)
+    if (!refs[i]) refs[i] = cor[ncor - 1];
+  nm_query_surface_heights(q, pts, refs, *count, cor[ncor - 1]);
+  return st;
+}
+
+/* Corridor, then funnel: the path when the optimal search does not apply
+ * (A* corridor, NM_FALLBACK), did not reach the goal, or took off-mesh
+ * connections (the funnel places their end points). */
+static nm_status corridor_path(nm_query *q, nm_status st, uint32_t found,
+                               nm_polyref start_ref, nm_polyref end_ref, const float *start,
+                               const float *end, const nm_filter *filter, float *pts,
+                               nm_polyref *refs, int cap, int *count) {
+  nm_opt *s = q->opt ? q->opt : nm_opt_scratch(q);
+  nm_polyref *cor;
+  int ncor = 0;
+  if (!s) return NM_ERR_NOMEM;
+  if (st == NM_FALLBACK) {
+    if (!(cor = corridor_room(q, s, q->pool.max))) return NM_ERR_NOMEM;
+    st = nm_query_find_path(q, start_ref, end_ref, start, end, filter, cor, (int)q->pool.max, &ncor);
+    if (st < 0) return st;
+    st |= NM_FALLBACK;
+  } else {
+    if (!(cor = corridor_room(q, s, (uint32_t)nm_opt_chain_len(s, found)))) return NM_ERR_NOMEM;
+    st |= nm_opt_write_corridor(s, found, cor, (int)s->ccap, &ncor);
+  }
+  return st | funnel_path(q, cor, ncor, end_ref, start, end, pts, refs, cap, count);
+}
+
+nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                const float start[3], const float end[3], const nm_filter *filter,
+                                float *pts, nm_polyref *refs, int cap, int *count) {
+  nm_opt_ctx c;
+  uint32_t found = 0;
+  nm_status st;
+  int n;
+  if (!count) return NM_ERR_PARAM;
+  *count = 0;
+  if (!pts || !refs || cap <= 0) return NM_ERR_PARAM;
+  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, &c, &found);
+  if (st < 0) return st;
+  if (st == NM_FALLBACK || (st & NM_PARTIAL) || uses_offmesh(c.s, found))
+    return corridor_path(q, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
+  n = turns(&c, found, start_ref, pts, refs, cap, 0);
+  if (n > cap) { /* keep the start of the path: the points met last */
+    turns(&c, found, start_ref, pts, refs, cap, n - cap);
+    reverse(pts, refs, cap);
+    *count = cap;
+    st |= NM_TRUNCATED;
+  } else {
+    reverse(pts, refs, n);
+    *count = drop_straight(pts, refs, n, c.eps);
+  }
+  nm_query_surface_heights(q, pts, refs, *count, end_ref);
+  return st;
+}
+
+/* Height of the vertex of polygon p (tile t) at the X/Z of pt, into *y;
+ * 0 when pt is no vertex. The detail surface runs through the polygon's
+ * vertices, so this is its height there -- and paths mostly turn at them. */
+static int vertex_height(const nm_tile *t, const nm_poly *p, const float *pt, float *y) {
+  int i;
+  for (i = 0; i < p->vert_count; i++) {
+    const float *v = &t->verts[p->verts[i] * 3];
+    if (v[0] == pt[0] && v[2] == pt[2]) {
+      *y = v[1];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+nm_status nm_query_surface_heights(nm_query *q, float *pts, const nm_polyref *refs, int n,
+                                   nm_polyref last) {
+  int i;
+  if (!q || n < 0 || (n > 0 && (!pts || !refs))) return NM_ERR_PARAM;
+  for (i = 0; i < n; i++) {
+    const nm_polyref ref = refs[i] ? refs[i] : last;
+    const nm_tile *t;
+    const nm_poly *p;
+    float c[3];
+    if (!nm_isfinite3(&pts[i * 3]) || !nm_ref_get(q->mesh, ref, &t, &p)) continue;
+    if (vertex_height(t, p, &pts[i * 3], &pts[i * 3 + 1])) continue;
+    nm_closest_point_on_poly(q->mesh, ref, &pts[i * 3], c, NULL);
+    pts[i * 3 + 1] = c[1];
+  }
+  return NM_OK;
+}
