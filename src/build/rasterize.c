@@ -191,56 +191,64 @@ static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, i
   *nhi = b;
 }
 
-/* Extends the y range [*lo, *hi] by y. */
-static void y_extend(float y, float *lo, float *hi) {
-  if (y < *lo) *lo = y;
-  if (y > *hi) *hi = y;
-}
-
-/* split_poly along x for the cells of a row: keeps only the part above the
- * line (the rest of the row) and returns the vertex count and y range of
- * the part below (the cell piece), which is all its span needs. Same
- * arithmetic as split_poly, so the same spans. */
+/* split_poly along x for the cells of a row, on (x, y) pairs: a row strip
+ * needs no z any more, and x and y are computed as split_poly computes them,
+ * so the spans are the same. Keeps only the part right of the line (the
+ * rest of the row) in hi, and returns the vertex count and y range of the
+ * part left of it (the cell piece), which is all its span needs. */
 static int split_x(const float *in, int n, float *hi, int *nhi, float off, float *ylo,
                    float *yhi) {
-  float d[CLIP_CAP];
+  float d[CLIP_CAP], lo_y = FLT_MAX, hi_y = -FLT_MAX;
   int i, j, a = 0, b = 0, below = 0;
-  *ylo = FLT_MAX;
-  *yhi = -FLT_MAX;
   for (i = 0; i < n; i++) {
-    d[i] = off - in[i * 3];
+    d[i] = off - in[i * 2];
     below += d[i] > 0;
   }
   if (below == n) { /* the last cell of the row */
-    for (i = 0; i < n; i++) y_extend(in[i * 3 + 1], ylo, yhi);
+    for (i = 0; i < n; i++) {
+      lo_y = nm_minf(lo_y, in[i * 2 + 1]);
+      hi_y = nm_maxf(hi_y, in[i * 2 + 1]);
+    }
+    *ylo = lo_y;
+    *yhi = hi_y;
     *nhi = 0;
     return n;
   }
   for (i = 0, j = n - 1; i < n; j = i, i++) {
-    if ((d[i] >= 0) != (d[j] >= 0)) {
+    const float yi = in[i * 2 + 1];
+    if ((d[i] >= 0) != (d[j] >= 0)) { /* edge j -> i crosses the line */
       const float s = d[j] / (d[j] - d[i]);
-      float p[3];
-      p[0] = in[j * 3 + 0] + (in[i * 3 + 0] - in[j * 3 + 0]) * s;
-      p[1] = in[j * 3 + 1] + (in[i * 3 + 1] - in[j * 3 + 1]) * s;
-      p[2] = in[j * 3 + 2] + (in[i * 3 + 2] - in[j * 3 + 2]) * s;
+      const float px = in[j * 2] + (in[i * 2] - in[j * 2]) * s;
+      const float py = in[j * 2 + 1] + (yi - in[j * 2 + 1]) * s;
       a++;
-      y_extend(p[1], ylo, yhi);
-      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], p);
+      lo_y = nm_minf(lo_y, py);
+      hi_y = nm_maxf(hi_y, py);
+      if (b < CLIP_CAP) {
+        hi[b * 2] = px;
+        hi[b * 2 + 1] = py;
+        b++;
+      }
       if (d[i] > 0) {
         a++;
-        y_extend(in[i * 3 + 1], ylo, yhi);
-      } else if (d[i] < 0 && b < CLIP_CAP) {
-        nm_vcopy(&hi[3 * b++], &in[i * 3]);
+        lo_y = nm_minf(lo_y, yi);
+        hi_y = nm_maxf(hi_y, yi);
+        continue;
       }
-    } else {
-      if (d[i] >= 0) {
-        a++;
-        y_extend(in[i * 3 + 1], ylo, yhi);
-        if (d[i] != 0) continue;
-      }
-      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], &in[i * 3]);
+      if (!(d[i] < 0)) continue;
+    } else if (d[i] >= 0) {
+      a++;
+      lo_y = nm_minf(lo_y, yi);
+      hi_y = nm_maxf(hi_y, yi);
+      if (d[i] != 0) continue;
+    }
+    if (b < CLIP_CAP) {
+      hi[b * 2] = in[i * 2];
+      hi[b * 2 + 1] = yi;
+      b++;
     }
   }
+  *ylo = lo_y;
+  *yhi = hi_y;
   *nhi = b;
   return a;
 }
@@ -259,30 +267,44 @@ typedef struct rast_ctx {
   int merge_climb;
 } rast_ctx;
 
-/* Adds the span of a cell piece with y range [lo, hi] at column (x, z). */
+/* Adds the span of a cell piece with y range [lo, hi] at column (x, z):
+ * floor(lo) and ceil(hi) in cell heights, clamped to the span range. The
+ * clipped values are >= 0, where floor is the truncation and ceil one more
+ * when the truncation lost something; NaN falls to the lower bound, as
+ * with floorf/ceilf and a clamp. */
 static nm_status rast_cell(const rast_ctx *rc, float lo, float hi, int x, int z, unsigned area) {
+  float vl, vh;
   int smin, smax;
   lo -= rc->hf->bmin[1];
   hi -= rc->hf->bmin[1];
   if (hi < 0.0f || lo > rc->by) return NM_OK;
-  if (lo < 0.0f) lo = 0.0f;
-  if (hi > rc->by) hi = rc->by;
-  smin = cell_clamp(floorf(lo * rc->ich), 0, NM_SPAN_MAX_HEIGHT - 1);
-  smax = cell_clamp(ceilf(hi * rc->ich), smin + 1, NM_SPAN_MAX_HEIGHT);
+  vl = (lo < 0.0f ? 0.0f : lo) * rc->ich;
+  vh = (hi > rc->by ? rc->by : hi) * rc->ich;
+  smin = !(vl >= 0.0f) ? 0 : vl >= (float)(NM_SPAN_MAX_HEIGHT - 1) ? NM_SPAN_MAX_HEIGHT - 1 : (int)vl;
+  if (!(vh >= 0.0f)) {
+    smax = smin + 1;
+  } else if (vh > (float)(NM_SPAN_MAX_HEIGHT - 1)) {
+    smax = NM_SPAN_MAX_HEIGHT;
+  } else {
+    smax = (int)vh;
+    smax += (float)smax < vh;
+    if (smax < smin + 1) smax = smin + 1;
+  }
   return hf_add_span(rc->hf, x, z, (unsigned)smin, (unsigned)smax, area, rc->merge_climb);
 }
 
-/* Cuts one row strip row[n] into cells and adds their spans; row is also
- * used as scratch. */
-static nm_status rast_row(const rast_ctx *rc, float *row, int n, int z, unsigned area) {
+/* Cuts one row strip row[n] (x, y, z) into cells and adds their spans. */
+static nm_status rast_row(const rast_ctx *rc, const float *row, int n, int z, unsigned area) {
   const nm_heightfield *hf = rc->hf;
-  float buf[CLIP_CAP * 3];
-  float *rest = row, *other = buf;
+  float buf[2][CLIP_CAP * 2];
+  float *rest = buf[0], *other = buf[1];
   float minx = row[0], maxx = row[0];
   int i, x, x0, x1, nc;
-  for (i = 1; i < n; i++) {
+  for (i = 0; i < n; i++) {
     minx = nm_minf(minx, row[i * 3]);
     maxx = nm_maxf(maxx, row[i * 3]);
+    rest[i * 2] = row[i * 3];
+    rest[i * 2 + 1] = row[i * 3 + 1];
   }
   x0 = cell_clamp((minx - hf->bmin[0]) * rc->ics, -1, hf->width);
   x1 = cell_clamp((maxx - hf->bmin[0]) * rc->ics, -1, hf->width);
