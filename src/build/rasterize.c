@@ -196,8 +196,8 @@ static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, i
  * so the spans are the same. Keeps only the part right of the line (the
  * rest of the row) in hi, and returns the vertex count and y range of the
  * part left of it (the cell piece), which is all its span needs. */
-static int split_x(const float *in, int n, float *hi, int *nhi, float off, float *ylo,
-                   float *yhi) {
+static inline int split_x(const float *in, int n, float *hi, int *nhi, float off, float *ylo,
+                          float *yhi) {
   float d[CLIP_CAP], lo_y = FLT_MAX, hi_y = -FLT_MAX;
   int i, j, a = 0, b = 0, below = 0;
   for (i = 0; i < n; i++) {
