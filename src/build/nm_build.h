@@ -54,8 +54,9 @@ typedef struct nm_heightfield {
   float bmin[3], bmax[3];
   float cs, ch;
   nm_span **spans;          /* [width * height] column lists, lowest span first */
-  nm_span_pool *pools;
-  nm_span *freelist;
+  nm_span_pool *pools;      /* newest first; spans are taken from it in order */
+  int pool_used;            /* spans taken from the newest pool */
+  nm_span *freelist;        /* spans given back by merges */
 } nm_heightfield;
 
 /* ---- compact heightfield: open spans ---- */

@@ -58,26 +58,26 @@ void nm_hf_free(nm_heightfield *hf) {
     nm_free(&hf->a, hf->spans, (size_t)hf->width * (size_t)hf->height * sizeof(nm_span *));
   hf->spans = NULL;
   hf->pools = NULL;
+  hf->pool_used = 0;
   hf->freelist = NULL;
 }
 
-/* Takes a span from the free list, adding a new pool when it is empty. */
+/* Takes a span from the free list, else the next unused one of the newest
+ * pool, adding a pool when that one is full. */
 static nm_span *hf_span_alloc(nm_heightfield *hf) {
-  nm_span *s;
-  if (!hf->freelist) {
-    int i;
+  nm_span *s = hf->freelist;
+  if (s) {
+    hf->freelist = s->next;
+    return s;
+  }
+  if (!hf->pools || hf->pool_used == NM_SPANS_PER_POOL) {
     nm_span_pool *p = (nm_span_pool *)nm_malloc(&hf->a, sizeof *p);
     if (!p) return NULL;
     p->next = hf->pools;
     hf->pools = p;
-    for (i = NM_SPANS_PER_POOL - 1; i >= 0; i--) {
-      p->items[i].next = hf->freelist;
-      hf->freelist = &p->items[i];
-    }
+    hf->pool_used = 0;
   }
-  s = hf->freelist;
-  hf->freelist = s->next;
-  return s;
+  return &hf->pools->items[hf->pool_used++];
 }
 
 /* Returns a swallowed span to the free list; pools are only freed with the
@@ -196,8 +196,8 @@ static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, i
  * so the spans are the same. Keeps only the part right of the line (the
  * rest of the row) in hi, and returns the vertex count and y range of the
  * part left of it (the cell piece), which is all its span needs. */
-static inline int split_x(const float *in, int n, float *hi, int *nhi, float off, float *ylo,
-                          float *yhi) {
+static int split_x(const float *in, int n, float *hi, int *nhi, float off, float *ylo,
+                   float *yhi) {
   float d[CLIP_CAP], lo_y = FLT_MAX, hi_y = -FLT_MAX;
   int i, j, a = 0, b = 0, below = 0;
   for (i = 0; i < n; i++) {

@@ -125,7 +125,8 @@ void nm_rg_paint_borders(const nm_chf *chf, int border, uint16_t *reg, int *next
     for (z = rect[k][2]; z < rect[k][3]; z++)
       for (x = rect[k][0]; x < rect[k][1]; x++) {
         const nm_ccell *c = &chf->cells[x + z * w];
-        for (i = (int)c->index; i < (int)(c->index + c->count); i++)
+        const int end = (int)(c->index + c->count);
+        for (i = (int)c->index; i < end; i++)
           if (chf->areas[i] != NM_NULL_AREA) reg[i] = id;
       }
     (*next_id)++;
@@ -196,13 +197,13 @@ static int rg_edge_dir(const nm_chf *chf, const uint16_t *reg, int i) {
  * column as floors, and walks the outline once per region. */
 static nm_status rg_collect_span(nm_rg_set *set, const nm_chf *chf, const uint16_t *reg,
                                  const nm_ccell *c, int i) {
-  const int r = reg[i];
+  const int r = reg[i], end = (int)(c->index + c->count);
   nm_rg_region *R;
   int j, dir;
   if (r == 0 || r >= set->nreg) return NM_OK;
   R = &set->regs[r];
   R->span_count++;
-  for (j = (int)c->index; j < (int)(c->index + c->count); j++) {
+  for (j = (int)c->index; j < end; j++) {
     const int f = reg[j];
     if (j == i || f == 0 || f >= set->nreg) continue;
     if (f == r) R->overlap = 1;
@@ -221,7 +222,8 @@ static nm_status rg_collect(nm_rg_set *set, const nm_chf *chf, const uint16_t *r
   int c, i;
   for (c = 0; c < ncols; c++) {
     const nm_ccell *cell = &chf->cells[c];
-    for (i = (int)cell->index; i < (int)(cell->index + cell->count); i++)
+    const int end = (int)(cell->index + cell->count);
+    for (i = (int)cell->index; i < end; i++)
       if (rg_collect_span(set, chf, reg, cell, i) != NM_OK) return NM_ERR_NOMEM;
   }
   return NM_OK;
