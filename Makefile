@@ -160,3 +160,64 @@ bench-toolbox: all $(B)/bench/toolbox_bench
 	@if [ -f $(B)/jit/navmesh/core.so ] && command -v luajit >/dev/null; then \
 	  LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/jit/?.so;;" luajit bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json; fi
 .PHONY: bench-toolbox
+
+# ---- fuzzing (issue 5): libFuzzer targets, seeds, replay of saved inputs ----
+# `make fuzz` (tools/fuzz.sh) builds build/fuzz/bin/<target> with clang and
+# libFuzzer; `make test` replays spec/fuzz/<target>/* through the same entry
+# points linked with spec/fuzz/replay.c under ASan+UBSan ($(CC)).
+# obj and build_soup need the build pipeline: they are built only when the
+# library defines nm_obj_parse / nm_navmesh_build (checked in the sources).
+FUZZ_CC  ?= clang
+FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_TARGETS := mset native tile tilecreate query
+FUZZ_DEFS :=
+FUZZ_LPAREN := (
+fuzz_defines = $(shell grep -lE '^nm_status[[:space:]]+$(1)[[:space:]]*[$(FUZZ_LPAREN)]' $(SRC) /dev/null 2>/dev/null)
+ifneq ($(call fuzz_defines,nm_obj_parse),)
+FUZZ_TARGETS += obj
+TEST_HAVE_DEFS += -DNM_TEST_HAVE_OBJ
+endif
+ifneq ($(call fuzz_defines,nm_navmesh_build),)
+FUZZ_TARGETS += build_soup
+FUZZ_DEFS += -DFUZZ_HAVE_BUILD
+TEST_HAVE_DEFS += -DNM_TEST_HAVE_BUILD
+endif
+# the allocation-failure test covers OBJ parsing and builds once they exist
+$(B)/asan/tests/test_alloc_fail: private CFLAGS_CORE += $(TEST_HAVE_DEFS)
+FUZZ_CFLAGS := $(CFLAGS_CORE) -Wno-missing-prototypes -Ispec/fuzz -Isrc $(FUZZ_DEFS)
+FUZZOBJ := $(patsubst src/%.c,$(B)/fuzz/obj/%.o,$(SRC))
+
+$(B)/fuzz/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CFLAGS_CORE) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(B)/fuzz/libnavmesh.a: $(FUZZOBJ)
+	rm -f $@ && ar rcs $@ $(FUZZOBJ)
+
+$(B)/fuzz/bin/%: spec/fuzz/fuzz_%.c spec/fuzz/fuzz.h $(B)/fuzz/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $< $(B)/fuzz/libnavmesh.a -lm -o $@
+
+$(B)/fuzz/seeds: spec/fuzz/seeds.c spec/fuzz/fuzz.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(FUZZ_CFLAGS) $< $(LIB) -lm -o $@
+
+$(B)/asan/fuzz/%: spec/fuzz/fuzz_%.c spec/fuzz/replay.c spec/fuzz/fuzz.h $(B)/asan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(FUZZ_CFLAGS) $(SAN) -fsanitize=float-cast-overflow spec/fuzz/replay.c $< $(B)/asan/libnavmesh.a -lm -o $@
+
+fuzz-build: $(addprefix $(B)/fuzz/bin/,$(FUZZ_TARGETS)) $(B)/fuzz/seeds
+fuzz-replay: $(addprefix $(B)/asan/fuzz/,$(FUZZ_TARGETS)) $(B)/fuzz/seeds
+fuzz-targets:
+	@echo $(FUZZ_TARGETS)
+test-build: fuzz-replay
+
+# Out of memory through the Lua binding: a C test embedding liblua5.4 (only
+# when its headers are installed), run by tools/test.sh with the C tests.
+ifneq ($(wildcard /usr/include/lua5.4/lua.h),)
+$(B)/asan/tests/test_lua_oom: spec/c/lua_oom.c spec/c/tap.h spec/c/fixture.h $(BINDING) $(BINDING_H) $(B)/asan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -Isrc/lua -I/usr/include/lua5.4 $(SAN) $< $(BINDING) $(B)/asan/libnavmesh.a -llua5.4 -lm -pthread -o $@
+test-build: $(B)/asan/tests/test_lua_oom
+endif
+.PHONY: fuzz-build fuzz-replay fuzz-targets

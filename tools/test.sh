@@ -49,6 +49,31 @@ for t in "$B"/asan/tests/test_*; do
   run_suite "c-$(basename "$t")" env ASAN_OPTIONS=detect_leaks=1 "$t"
 done
 
+# ---- fuzz regression inputs and seeds, replayed under ASan + UBSan ----
+# Each file in spec/fuzz/<target>/ (crashes `make fuzz` found) runs through
+# the target's entry point (one TAP line each); the generated seeds run as one
+# line per target. obj/build_soup exist once the library defines their function.
+replay_target() ( # replay_target TARGET (a subshell: the exports stay here)
+  local t=$1 bin=$B/asan/fuzz/$1 files
+  files=$(ls -d spec/fuzz/"$t"/* 2>/dev/null)
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+  local rc=0
+  # shellcheck disable=SC2086
+  if [ -n "$files" ]; then "$bin" "$t" $files || rc=1; fi
+  "$bin" -a seeds "$t" "$B"/fuzz/seeds-test/"$t"/* || rc=1
+  exit $rc
+)
+rm -rf "$B/fuzz/seeds-test"
+"$B/fuzz/seeds" "$B/fuzz/seeds-test"
+FUZZ_BUILT=$(make -s fuzz-targets)
+for t in $FUZZ_BUILT; do
+  run_suite "fuzz-$t" replay_target "$t"
+done
+for d in spec/fuzz/*/; do
+  t=$(basename "$d")
+  case " $FUZZ_BUILT " in *" $t "*) ;; *) echo "# fuzz $t: $(ls "$d" | wc -l) saved inputs not replayed (the library does not define its function yet)";; esac
+done
+
 # ---- busted on every Lua we have a module and busted for ----
 busted_on() { # busted_on NAME INTERPRETER CPATH-DIR [env...]
   local name=$1 lua=$2 cdir=$3; shift 3
@@ -80,6 +105,36 @@ UBSAN_RT=$(gcc -print-file-name=libubsan.so)
 run_suite "busted-5.4-asan" busted_on asan lua5.4 "$B/asan/5.4" \
   LD_PRELOAD="$ASAN_RT $UBSAN_RT" ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 NAVMESH_SANITIZED=1
+
+# ---- the Lua suite once under valgrind memcheck (normal module) ----
+# Every spec but those in VALGRIND_SKIP (03-inset: 11 s of pure-Lua geometry
+# checks natively, some 15 minutes under memcheck, little C per second); the
+# hostile-bytes spec with 2% of its copies (NAVMESH_HOSTILE_SCALE). Fails on
+# any memcheck error or definitely-lost byte.
+VALGRIND_SKIP=${VALGRIND_SKIP:-03-inset}
+valgrind_suite() ( # (a subshell: the export stays here)
+  local vlog=$LOGS/valgrind-memcheck.txt rc specs="" f skip
+  export NAVMESH_HOSTILE_SCALE=0.02
+  for f in spec/*_spec.lua; do
+    skip=0
+    for s in $VALGRIND_SKIP; do case $f in spec/"$s"_spec.lua) skip=1;; esac; done
+    if [ $skip = 1 ]; then echo "# valgrind: skipping $f"; else specs="$specs $f"; fi
+  done
+  # shellcheck disable=SC2086
+  LUA_PATH="lua/?.lua;spec/?.lua;;" LUA_CPATH="$B/5.4/?.so;;" \
+    valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+    --log-file="$vlog" lua5.4 /usr/bin/busted -o TAP $specs
+  rc=$?
+  grep -E "ERROR SUMMARY|definitely lost|indirectly lost|All heap blocks" "$vlog" |
+    sed 's/^==[0-9]*== */# valgrind: /'
+  exit $rc
+)
+if command -v valgrind >/dev/null && [ -f "$B/5.4/navmesh/core.so" ]; then
+  run_suite "busted-5.4-valgrind" valgrind_suite
+else
+  echo "not ok - busted-5.4-valgrind: valgrind or the 5.4 module is missing"
+  FAIL=$((FAIL + 1))
+fi
 
 printf "== suites:%b\n" "$SUITES"
 echo "$PASS passed, $FAIL failed"

@@ -35,6 +35,15 @@ static void *nm_sys_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   return realloc(ptr, nsize);
 }
 
+void *nm_calloc(const nm_alloc *a, size_t n) {
+  void *p;
+  if (n == 0) return NULL;
+  if (a->fn == nm_sys_alloc) return calloc(1, n);
+  p = a->fn(a->ud, NULL, 0, n);
+  if (p) memset(p, 0, n);
+  return p;
+}
+
 nm_alloc nm_alloc_resolve(const nm_alloc *a) {
   nm_alloc r;
   if (a && a->fn) return *a;

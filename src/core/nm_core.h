@@ -28,12 +28,9 @@ NM_INTERNAL nm_alloc nm_alloc_resolve(const nm_alloc *a);
 static inline void *nm_malloc(const nm_alloc *a, size_t n) {
   return n ? a->fn(a->ud, NULL, 0, n) : NULL;
 }
-/* Allocates n zeroed bytes. */
-static inline void *nm_calloc(const nm_alloc *a, size_t n) {
-  void *p = nm_malloc(a, n);
-  if (p) memset(p, 0, n);
-  return p;
-}
+/* Allocates n zeroed bytes (the system allocator gets them from calloc,
+ * which hands out fresh zero pages for big blocks without writing them). */
+NM_INTERNAL void *nm_calloc(const nm_alloc *a, size_t n);
 /* Frees p, which was allocated with n bytes. NULL is fine. */
 static inline void nm_free(const nm_alloc *a, void *p, size_t n) {
   if (p) a->fn(a->ud, p, n, 0);

@@ -78,14 +78,15 @@ static inline float nm_tri_area2d(const float *a, const float *b, const float *c
 static inline float nm_vperp2d(const float *u, const float *v) { return u[2] * v[0] - u[0] * v[2]; }
 
 /* Squared X/Z distance from pt to segment pq; *t gets the parameter of the
- * closest point on the segment, in [0, 1]. */
+ * closest point on the segment, in [0, 1] (never NaN; the distance may be
+ * inf for a point near FLT_MAX). */
 static inline float nm_dist_pt_seg_sqr2d(const float *pt, const float *p, const float *q, float *t) {
   const float pqx = q[0] - p[0], pqz = q[2] - p[2];
   float dx = pt[0] - p[0], dz = pt[2] - p[2];
   const float d = pqx * pqx + pqz * pqz;
   float tt = pqx * dx + pqz * dz;
   if (d > 0) tt /= d;
-  if (tt < 0) tt = 0;
+  if (!(tt >= 0)) tt = 0; /* also NaN, from inf - inf when pt is huge */
   else if (tt > 1) tt = 1;
   dx = p[0] + tt * pqx - pt[0];
   dz = p[2] + tt * pqz - pt[2];

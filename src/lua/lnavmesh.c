@@ -33,6 +33,8 @@ typedef struct lnm_mesh {
   uint8_t *flags;
   nm_polyref *refs;
   int pts_cap;
+  void *out;           /* core-allocated bytes being pushed (saveString, removeTile) */
+  size_t out_len;
   int sysmem;          /* mesh is in system memory: shared or opened (registry.c) */
   /* query toolbox scratch: refs, parents, costs of area searches */
   nm_polyref *tb_refs, *tb_parents;
@@ -170,8 +172,26 @@ static void handle_attach(lua_State *L, lnm_mesh *h, nm_navmesh *mesh, int max_n
   if ((st = nm_query_new(mesh, max_nodes, &h->alloc, &h->q)) < 0) raise_status(L, "navmesh", st, NULL);
 }
 
+/* Frees bytes parked by push_owned_bytes (the push raised). */
+static void drop_out(lnm_mesh *h) {
+  if (h->out) nm_free_bytes(h->mesh, h->out, h->out_len);
+  h->out = NULL;
+}
+
+/* Pushes a byte block the core allocated with the mesh allocator as a Lua
+ * string, then frees it. The block is parked in the handle meanwhile: if
+ * lua_pushlstring raises (out of memory), close/__gc frees it. */
+static void push_owned_bytes(lua_State *L, lnm_mesh *h, void *bytes, size_t len) {
+  drop_out(h);
+  h->out = bytes;
+  h->out_len = len;
+  lua_pushlstring(L, (const char *)bytes, len);
+  drop_out(h);
+}
+
 /* Frees everything a handle owns; idempotent. */
 static void handle_close(lnm_mesh *h) {
+  if (h->mesh) drop_out(h);
   nm_query_free(h->q);
   h->q = NULL;
   nm_navmesh_release(h->mesh);
@@ -698,8 +718,7 @@ static int lnm_mesh_save_string(lua_State *L) {
   size_t len;
   nm_status st = nm_navmesh_save(h->mesh, check_format(L, 2), &bytes, &len);
   if (st < 0) raise_status(L, "saveString", st, NULL);
-  lua_pushlstring(L, (const char *)bytes, len);
-  nm_free_bytes(h->mesh, bytes, len);
+  push_owned_bytes(L, h, bytes, len);
   return 1;
 }
 
@@ -770,8 +789,7 @@ static int lnm_mesh_remove_tile(lua_State *L) {
     return 3;
   }
   if (st < 0) raise_status(L, "removeTile", st, NULL);
-  lua_pushlstring(L, (const char *)data, size);
-  nm_free_bytes(h->mesh, data, size);
+  push_owned_bytes(L, h, data, size);
   return 1;
 }
 

@@ -49,31 +49,44 @@ static int host_is_le(void) {
   return *(const uint8_t *)&one == 1;
 }
 
-/* 64-bit checksum of a byte range: four independent multiply-rotate lanes
- * over 32-byte blocks, then the tail and a final avalanche (the structure
- * of the well-known xxHash64). Several GB/s, so checking a file costs far
- * less than parsing it; it catches damage, not malice (validation does). */
-static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+/* 64-bit checksum of a byte range: a Fletcher-style pair of running sums
+ * (a += word, b += a) over 64-bit words in four independent lanes, so it
+ * runs at memory speed; b makes it sensitive to the order of the words.
+ * A final multiply-xor mix spreads every lane over the result. It catches
+ * damage (flipped bits, truncation, swapped blocks), not malice: the
+ * validation behind it does that. */
 static uint64_t rd64(const uint8_t *p) {
   uint64_t v;
   memcpy(&v, p, 8); /* little-endian hosts only, see host_is_le */
   return v;
 }
+static uint64_t mix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xC2B2AE3D27D4EB4Full;
+  h ^= h >> 29;
+  h *= 0x165667B19E3779F9ull;
+  return h ^ (h >> 32);
+}
 uint64_t nm_format_checksum(const uint8_t *p, size_t n) {
-  const uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull;
-  uint64_t v[4] = {P1 + P2, P2, 0, (uint64_t)0 - P1}, h;
+  uint64_t a[4] = {1, 2, 3, 4}, b[4] = {0, 0, 0, 0}, h = (uint64_t)n;
   size_t i = 0;
   int k;
-  for (; i + 32 <= n; i += 32)
-    for (k = 0; k < 4; k++) v[k] = rotl64(v[k] + rd64(p + i + 8 * k) * P2, 31) * P1;
-  h = rotl64(v[0], 1) + rotl64(v[1], 7) + rotl64(v[2], 12) + rotl64(v[3], 18) + (uint64_t)n;
-  for (; i + 8 <= n; i += 8) h = rotl64(h ^ (rotl64(rd64(p + i) * P2, 31) * P1), 27) * P1 + P3;
-  for (; i < n; i++) h = rotl64(h ^ (p[i] * P3), 11) * P1;
-  h ^= h >> 33;
-  h *= P2;
-  h ^= h >> 29;
-  h *= P3;
-  return h ^ (h >> 32);
+  for (; i + 32 <= n; i += 32) {
+    a[0] += rd64(p + i);
+    a[1] += rd64(p + i + 8);
+    a[2] += rd64(p + i + 16);
+    a[3] += rd64(p + i + 24);
+    b[0] += a[0];
+    b[1] += a[1];
+    b[2] += a[2];
+    b[3] += a[3];
+  }
+  for (; i < n; i++) {
+    a[0] += p[i];
+    b[0] += a[0];
+  }
+  for (k = 0; k < 4; k++) h = mix64(h ^ mix64(a[k] + 0x9E3779B97F4A7C15ull * (uint64_t)(k + 1)) ^ (b[k] * 0x9E3779B185EBCA87ull));
+  return h;
 }
 
 /* The 28 parameter bytes shared by MSET and our header. */
@@ -120,6 +133,8 @@ static nm_status place_stored_tile(nm_navmesh *m, const uint8_t *blob, size_t si
   uint8_t *data = (uint8_t *)(uintptr_t)blob;
   nm_tile *t;
   nm_status st;
+  if (size < sizeof(nm_tile_header)) /* (also: nm_malloc(0) is NULL, not "out of memory") */
+    return nm_diag_set(diag, NM_ERR_DATA, "dataSize", "tile record %d shorter than a tile header", index);
   if (!in_place) {
     if (!(data = (uint8_t *)nm_malloc(&m->alloc, size))) return NM_ERR_NOMEM;
     memcpy(data, blob, size);

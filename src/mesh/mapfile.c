@@ -8,6 +8,7 @@
  * while it is mapped (as with any mapping, the pages could change). */
 #if !defined(_WIN32)
 #  define _POSIX_C_SOURCE 200809L
+#  define _DEFAULT_SOURCE 1 /* MAP_POPULATE */
 #  include <fcntl.h>
 #  include <sys/mman.h>
 #  include <sys/stat.h>
@@ -35,7 +36,12 @@ static void *map_file(const char *path, size_t *len, nm_diag *diag, nm_status *s
     close(fd);
     return NULL;
   }
+#if defined(MAP_POPULATE)
+  /* fault the pages in with one call: they are all read at once anyway */
+  base = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+#else
   base = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+#endif
   close(fd);
   if (base == MAP_FAILED) { nm_diag_set(diag, NM_ERR_IO, "path", "cannot map %s: %s", path, strerror(errno)); return NULL; }
   *len = (size_t)sb.st_size;

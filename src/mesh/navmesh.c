@@ -126,6 +126,30 @@ const nm_tile *nm_navmesh_tile_at(const nm_navmesh *m, int x, int y, int layer) 
   return NULL;
 }
 
+void nm_navmesh_visit_tiles(const nm_navmesh *m, int x0, int y0, int x1, int y1,
+                            void (*fn)(void *ud, const nm_tile *t), void *ud) {
+  const nm_tile *tiles[32];
+  int x, y, i, n;
+  x0 = nm_maxi(x0, m->gx0);
+  y0 = nm_maxi(y0, m->gy0);
+  x1 = nm_mini(x1, m->gx1);
+  y1 = nm_mini(y1, m->gy1);
+  if (x0 > x1 || y0 > y1) return;
+  if ((int64_t)(x1 - x0 + 1) * (y1 - y0 + 1) > (int64_t)m->ntiles * 4 + 64) {
+    for (i = 0; i < m->top; i++) { /* sparse: by slot */
+      const nm_tile *t = &m->tiles[i];
+      if (t->header && t->header->x >= x0 && t->header->x <= x1 && t->header->y >= y0 && t->header->y <= y1)
+        fn(ud, t);
+    }
+    return;
+  }
+  for (y = y0; y <= y1; y++)
+    for (x = x0; x <= x1; x++) {
+      n = nm_navmesh_tiles_at(m, x, y, tiles, 32);
+      for (i = 0; i < n; i++) fn(ud, tiles[i]);
+    }
+}
+
 void nm_navmesh_tile_loc(const nm_navmesh *m, const float pos[3], int *tx, int *ty) {
   float fx = floorf((pos[0] - m->orig[0]) / m->tile_width);
   float fy = floorf((pos[2] - m->orig[2]) / m->tile_height);

@@ -25,6 +25,11 @@
 #define NM_POLYTYPE_OFFMESH 1
 #define NM_DETAIL_EDGE_BOUNDARY 1
 #define NM_MAX_TILE_COORD (1 << 28) /* |x|, |y|, layer bound: keeps x+-1 in range */
+/* Bound on stored world coordinates (vertices, bounds, off-mesh points) and
+ * sizes: differences and squared distances of such values stay finite in
+ * single precision, so geometry on valid data never makes inf or NaN.
+ * Float spacing at 1e12 is 65536 wu: no usable navmesh comes near it. */
+#define NM_MAX_COORD 1.0e12f
 
 /* ---- the blob layout (little-endian, naturally aligned) ---- */
 
@@ -75,6 +80,15 @@ typedef struct nm_offmesh_con {
   uint8_t side;
   uint32_t user_id;
 } nm_offmesh_con;
+
+/* A stored coordinate or size: finite and within +-NM_MAX_COORD (NaN fails). */
+static inline int nm_coord_ok(float v) { return fabsf(v) <= NM_MAX_COORD; }
+static inline int nm_coords_ok(const float *v, int n) {
+  int i;
+  for (i = 0; i < n; i++)
+    if (!nm_coord_ok(v[i])) return 0;
+  return 1;
+}
 
 static inline int nm_poly_area(const nm_poly *p) { return p->area_and_type & 0x3f; }
 static inline int nm_poly_type(const nm_poly *p) { return p->area_and_type >> 6; }
@@ -188,6 +202,13 @@ NM_INTERNAL void nm_tile_bind(nm_tile *tile, uint8_t *data, size_t size);
 /* navmesh.c */
 NM_INTERNAL int nm_navmesh_tiles_at(const nm_navmesh *m, int x, int y, const nm_tile **out, int cap);
 NM_INTERNAL const nm_tile *nm_navmesh_tile_at(const nm_navmesh *m, int x, int y, int layer);
+/* Calls fn for every tile in grid cells x0..x1, y0..y1: cell by cell in
+ * Detour's order (Z outer, X inner) when the range is small, by slot when
+ * it spans far more cells than there are tiles (a huge box over a sparse
+ * grid would otherwise walk up to 2^58 empty cells; only the order among
+ * equal candidates can differ, and Detour itself would not finish). */
+NM_INTERNAL void nm_navmesh_visit_tiles(const nm_navmesh *m, int x0, int y0, int x1, int y1,
+                                        void (*fn)(void *ud, const nm_tile *t), void *ud);
 NM_INTERNAL nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, size_t size,
                                              nm_polyref want_ref, nm_diag *diag,
                                              nm_polyref *ref_out);

@@ -50,10 +50,10 @@ static nm_status check_header(const nm_tile_header *h, size_t size, nm_tile_layo
     return nm_diag_set(diag, NM_ERR_DATA, "x", "tile coordinates out of range");
   if (h->vert_count > 65536) return nm_diag_set(diag, NM_ERR_DATA, "vertCount", "more than 65536 vertices");
   for (i = 0; i < 3; i++)
-    if (!isfinite(h->bmin[i]) || !isfinite(h->bmax[i]) || h->bmin[i] > h->bmax[i])
-      return nm_diag_set(diag, NM_ERR_DATA, "bmin", "tile bounds not finite or inverted");
-  if (!isfinite(h->bv_quant_factor) || h->bv_quant_factor < 0 || !isfinite(h->walkable_climb) ||
-      h->walkable_climb < 0 || !isfinite(h->walkable_height) || !isfinite(h->walkable_radius))
+    if (!nm_coord_ok(h->bmin[i]) || !nm_coord_ok(h->bmax[i]) || h->bmin[i] > h->bmax[i])
+      return nm_diag_set(diag, NM_ERR_DATA, "bmin", "tile bounds not finite, out of range or inverted");
+  if (!isfinite(h->bv_quant_factor) || h->bv_quant_factor < 0 || !nm_coord_ok(h->walkable_climb) ||
+      h->walkable_climb < 0 || !nm_coord_ok(h->walkable_height) || !nm_coord_ok(h->walkable_radius))
     return nm_diag_set(diag, NM_ERR_DATA, "bvQuantFactor", "bad float in tile header");
   if (h->offmesh_base < 0 || h->offmesh_base > h->poly_count ||
       h->offmesh_con_count > h->poly_count - h->offmesh_base)
@@ -61,14 +61,6 @@ static nm_status check_header(const nm_tile_header *h, size_t size, nm_tile_layo
   if (h->detail_mesh_count < h->offmesh_base)
     return nm_diag_set(diag, NM_ERR_DATA, "detailMeshCount", "fewer detail meshes than ground polygons");
   return NM_OK;
-}
-
-/* All floats of an array of n (x,y,z) points are finite. */
-static int finite_points(const float *v, int n) {
-  int i;
-  for (i = 0; i < 3 * n; i++)
-    if (!isfinite(v[i])) return 0;
-  return 1;
 }
 
 /* One polygon: vertex and neighbour indices, type against the off-mesh range. */
@@ -109,12 +101,14 @@ static nm_status check_detail(const nm_tile_header *h, const nm_poly *p, const n
   return NM_OK;
 }
 
-/* BV nodes: leaves name existing polygons, escapes stay inside the tree. */
+/* BV nodes: leaves name ground polygons (an off-mesh polygon found through
+ * the tree would be linked as the ground under a connection, even to
+ * itself), escapes stay inside the tree. */
 static nm_status check_bvtree(const nm_tile_header *h, const nm_bvnode *bv, nm_diag *diag) {
   int k;
   for (k = 0; k < h->bv_node_count; k++) {
     int32_t i = bv[k].i;
-    if (i >= 0 ? i >= h->poly_count : (i == INT32_MIN || -i > h->bv_node_count - k))
+    if (i >= 0 ? i >= h->offmesh_base : (i == INT32_MIN || -i > h->bv_node_count - k))
       return nm_diag_set(diag, NM_ERR_DATA, "bvTree", "BV node %d out of range", k);
   }
   return NM_OK;
@@ -129,7 +123,7 @@ static nm_status check_offmesh(const nm_tile_header *h, const nm_poly *polys,
     if (c->poly < h->offmesh_base || c->poly >= h->poly_count ||
         nm_poly_type(&polys[c->poly]) != NM_POLYTYPE_OFFMESH)
       return nm_diag_set(diag, NM_ERR_DATA, "offMeshCons", "off-mesh connection %d has a bad polygon", i);
-    if (!finite_points(c->pos, 2) || !isfinite(c->rad) || c->rad < 0 ||
+    if (!nm_coords_ok(c->pos, 6) || !nm_coord_ok(c->rad) || c->rad < 0 ||
         (c->side > 7 && c->side != 0xff))
       return nm_diag_set(diag, NM_ERR_DATA, "offMeshCons", "off-mesh connection %d malformed", i);
   }
@@ -146,9 +140,9 @@ nm_status nm_tile_validate(uint8_t *data, size_t size, nm_diag *diag) {
   if (size < sizeof(nm_tile_header))
     return nm_diag_set(diag, NM_ERR_DATA, "dataSize", "tile blob shorter than its header");
   if ((st = check_header(h, size, &l, diag)) < 0) return st;
-  if (!finite_points((const float *)(data + l.verts), h->vert_count) ||
-      !finite_points((const float *)(data + l.dverts), h->detail_vert_count))
-    return nm_diag_set(diag, NM_ERR_DATA, "verts", "vertex coordinates not finite");
+  if (!nm_coords_ok((const float *)(data + l.verts), 3 * h->vert_count) ||
+      !nm_coords_ok((const float *)(data + l.dverts), 3 * h->detail_vert_count))
+    return nm_diag_set(diag, NM_ERR_DATA, "verts", "vertex coordinates not finite or beyond 1e12");
   polys = (const nm_poly *)(data + l.polys);
   dm = (const nm_poly_detail *)(data + l.dmeshes);
   for (i = 0; i < h->poly_count; i++) {

@@ -95,7 +95,7 @@ static nm_status check_input(const nm_poly_mesh_input *in, nm_diag *diag) {
   if (in->nvp < 3 || in->nvp > NM_MAX_VERTS_PER_POLY) return nm_diag_set(diag, NM_ERR_PARAM, "nvp", "vertices per polygon must be 3..6");
   if (in->npolys + in->noffmesh > 65535) return nm_diag_set(diag, NM_ERR_PARAM, "polygons", "more than 65535 polygons in one tile");
   for (i = 0; i < in->nverts * 3; i++)
-    if (!isfinite(in->verts[i])) return nm_diag_set(diag, NM_ERR_PARAM, "vertices", "vertex %d is not finite", i / 3 + 1);
+    if (!nm_coord_ok(in->verts[i])) return nm_diag_set(diag, NM_ERR_PARAM, "vertices", "vertex %d is not finite or beyond 1e12", i / 3 + 1);
   for (i = 0; i < in->npolys; i++) {
     if ((st = check_record(in, i, diag)) < 0) return st;
     if (in->areas && in->areas[i] >= NM_MAX_AREAS) return nm_diag_set(diag, NM_ERR_PARAM, "areas", "area of polygon %d must be < 64", i + 1);
@@ -103,12 +103,18 @@ static nm_status check_input(const nm_poly_mesh_input *in, nm_diag *diag) {
   if (in->noffmesh < 0 || (in->noffmesh > 0 && !in->offmesh)) return nm_diag_set(diag, NM_ERR_PARAM, "offMeshConnections", "bad off-mesh list");
   for (i = 0; i < in->noffmesh; i++) {
     const nm_offmesh_link *o = &in->offmesh[i];
-    if (!nm_isfinite3(o->start) || !nm_isfinite3(o->end) || !(o->radius > 0) || !isfinite(o->radius) || o->area >= NM_MAX_AREAS)
+    if (!nm_coords_ok(o->start, 3) || !nm_coords_ok(o->end, 3) || !(o->radius > 0) || !nm_coord_ok(o->radius) || o->area >= NM_MAX_AREAS)
       return nm_diag_set(diag, NM_ERR_PARAM, "offMeshConnections", "off-mesh connection %d is malformed", i + 1);
   }
-  if (!isfinite(in->walkable_climb) || in->walkable_climb < 0 || !isfinite(in->walkable_height) ||
-      !isfinite(in->walkable_radius) || !isfinite(in->cell_size) || in->cell_size < 0)
+  if (!nm_coord_ok(in->walkable_climb) || in->walkable_climb < 0 || !nm_coord_ok(in->walkable_height) ||
+      !nm_coord_ok(in->walkable_radius) || !isfinite(in->cell_size) || in->cell_size < 0)
     return nm_diag_set(diag, NM_ERR_PARAM, "walkableClimb", "agent sizes and cell size must be finite and >= 0");
+  if (in->cell_size > 0 && !(1.0f / in->cell_size <= 1e30f))
+    return nm_diag_set(diag, NM_ERR_PARAM, "cellSize", "cell size too small (its inverse overflows)");
+  if (in->bmin[0] <= in->bmax[0] && in->bmin[1] <= in->bmax[1] && in->bmin[2] <= in->bmax[2] &&
+      !(nm_coords_ok(in->bmin, 3) && nm_coords_ok(in->bmax, 3) && in->bmin[0] < in->bmax[0] &&
+        in->bmin[2] < in->bmax[2]))
+    return nm_diag_set(diag, NM_ERR_PARAM, "bmin", "tile bounds must be finite, within 1e12 and wider than 0 in x and z");
   return NM_OK;
 }
 
@@ -119,7 +125,7 @@ static nm_status check_detail(const nm_poly_mesh_input *in, const tb_work *w, nm
   if (!in->dverts || !in->dtris || in->ndverts < 0 || in->ndtris < 0)
     return nm_diag_set(diag, NM_ERR_PARAM, "detail", "detail mesh arrays missing");
   for (i = 0; i < in->ndverts * 3; i++)
-    if (!isfinite(in->dverts[i])) return nm_diag_set(diag, NM_ERR_PARAM, "detail", "detail vertex not finite");
+    if (!nm_coord_ok(in->dverts[i])) return nm_diag_set(diag, NM_ERR_PARAM, "detail", "detail vertex not finite or beyond 1e12");
   for (i = 0; i < in->npolys; i++) {
     const uint32_t *d = &in->dmeshes[i * 4];
     const int nv = w->nv[i];
@@ -539,13 +545,16 @@ static void fill_header(const tb_work *w, nm_tile_header *h, float qf) {
   h->bv_quant_factor = qf;
 }
 
-/* Quantisation factor: 1/cell size, or fine enough for the tile's extent. */
+/* Quantisation factor: 1/cell size, or fine enough for the tile's extent
+ * (kept finite for denormal extents: tile validation wants a finite one). */
 static float quant_factor(const tb_work *w) {
-  float ext = 0;
+  float ext = 0, qf;
   int c;
   if (w->in->cell_size > 0) return 1.0f / w->in->cell_size;
   for (c = 0; c < 3; c++) ext = nm_maxf(ext, w->bmax[c] - w->bmin[c]);
-  return ext > 0 ? 60000.0f / ext : 1.0f;
+  if (!(ext > 0)) return 1.0f;
+  qf = 60000.0f / ext;
+  return qf <= 1e30f ? qf : 1e30f;
 }
 
 /* Lays out, allocates and writes the blob. */

@@ -270,13 +270,14 @@ static nm_status wall_expand(nm_query *q, nm_node *best, nm_polyref parent_ref, 
   nm_ref_unsafe(m, best->id, &bt, &bp);
   for (i = bp->first_link; i != NM_NULL_LINK; i = bt->links[i].next) {
     const nm_link *l = &bt->links[i];
-    const float *va = &bt->verts[bp->verts[l->edge] * 3];
-    const float *vb = &bt->verts[bp->verts[(l->edge + 1) % bp->vert_count] * 3];
+    const float *va, *vb;
     nm_node *nn;
     float tseg;
     if (!l->ref || l->ref == parent_ref) continue;
     nm_ref_unsafe(m, l->ref, &nt, &np);
-    if (nm_poly_type(np) == NM_POLYTYPE_OFFMESH) continue;
+    if (nm_poly_type(np) == NM_POLYTYPE_OFFMESH) continue; /* (its link has edge 0xff: no edge) */
+    va = &bt->verts[bp->verts[l->edge] * 3];
+    vb = &bt->verts[bp->verts[(l->edge + 1) % bp->vert_count] * 3];
     if (nm_dist_pt_seg_sqr2d(w->center, va, vb, &tseg) > w->rad_sqr) continue;
     if (!nm_filter_pass(f, np)) continue;
     if (!(nn = nm_nodepool_get(&q->pool, l->ref, 0))) { st |= NM_OUT_OF_NODES; continue; }
@@ -285,6 +286,19 @@ static nm_status wall_expand(nm_query *q, nm_node *best, nm_polyref parent_ref, 
     relax(q, best, nn, l->ref, best->total + nm_vdist(best->pos, nn->pos));
   }
   return st;
+}
+
+/* The X/Z distance and the unit normal (hit to center, as the float path
+ * makes them) in double precision, for a center so far away (near FLT_MAX)
+ * that the float squares overflow. */
+static void wall_far(const float *center, const float *hit, float *dist, float *normal) {
+  const double dx = (double)center[0] - hit[0], dy = (double)center[1] - hit[1];
+  const double dz = (double)center[2] - hit[2], d = sqrt(dx * dx + dz * dz);
+  const double len = sqrt(dx * dx + dy * dy + dz * dz);
+  *dist = d < FLT_MAX ? (float)d : FLT_MAX;
+  normal[0] = len > 0 ? (float)(dx / len) : 0.0f;
+  normal[1] = len > 0 ? (float)(dy / len) : 0.0f;
+  normal[2] = len > 0 ? (float)(dz / len) : 0.0f;
 }
 
 nm_status nm_query_distance_to_wall(nm_query *q, nm_polyref ref, const float center[3],
@@ -313,6 +327,7 @@ nm_status nm_query_distance_to_wall(nm_query *q, nm_polyref ref, const float cen
   nm_vsub(normal, center, w.hit);
   nm_vnormalize(normal);
   *dist = w.found ? sqrtf(w.rad_sqr) : max_radius;
+  if (w.found && !isfinite(*dist)) wall_far(center, w.hit, dist, normal);
   *found = w.found;
   return st;
 }

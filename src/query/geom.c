@@ -19,7 +19,7 @@ static void closest_on_detail_edges(const nm_tile *t, const nm_poly *p, const fl
                                     float *closest, int only_boundary) {
   const nm_poly_detail *pd = &t->dmeshes[p - t->polys];
   const float *pmin = NULL, *pmax = NULL;
-  float dmin = FLT_MAX, tmin = 0;
+  float dmin = INFINITY, tmin = 0;
   int i, j, k;
   for (i = 0; i < pd->tri_count; i++) {
     const uint8_t *tri = &t->dtris[(pd->tri_base + (uint32_t)i) * 4];
@@ -31,7 +31,7 @@ static void closest_on_detail_edges(const nm_tile *t, const nm_poly *p, const fl
       if (((tri[3] >> (j * 2)) & NM_DETAIL_EDGE_BOUNDARY) == 0 && (only_boundary || tri[j] < tri[k]))
         continue; /* inner edge: skipped, or seen from its other triangle */
       d = nm_dist_pt_seg_sqr2d(pos, v[j], v[k], &tt);
-      if (d < dmin) { dmin = d; tmin = tt; pmin = v[j]; pmax = v[k]; }
+      if (d < dmin || !pmin) { dmin = d; tmin = tt; pmin = v[j]; pmax = v[k]; } /* d may be inf */
     }
   }
   if (!pmin) { /* no detail triangles: use the polygon outline */
@@ -39,7 +39,7 @@ static void closest_on_detail_edges(const nm_tile *t, const nm_poly *p, const fl
       float tt;
       const float *a = &t->verts[p->verts[j] * 3], *b = &t->verts[p->verts[k] * 3];
       float d = nm_dist_pt_seg_sqr2d(pos, a, b, &tt);
-      if (d < dmin) { dmin = d; tmin = tt; pmin = a; pmax = b; }
+      if (d < dmin || !pmin) { dmin = d; tmin = tt; pmin = a; pmax = b; }
     }
   }
   nm_vlerp(closest, pmin, pmax, tmin);

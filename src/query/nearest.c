@@ -7,40 +7,42 @@
  * a wall closer in straight-line distance), as Detour does. */
 #include "nm_query.h"
 
-/* Clamps the grid range [*a, *b] to the cells that ever held tiles. */
-static int clamp_range(int *a, int *b, int lo, int hi) {
-  if (*a < lo) *a = lo;
-  if (*b > hi) *b = hi;
-  return *a <= *b;
-}
+/* What the tiles of one search share: the query and the best so far. */
+typedef struct nearest_ctx {
+  const nm_navmesh *m;
+  const float *center, *qmin, *qmax;
+  const nm_filter *f;
+  float best, pt[3];
+  nm_polyref ref;
+  int over;
+} nearest_ctx;
 
-/* Nearest candidate within one tile; updates *best and the outputs. */
-static void nearest_in_tile(const nm_navmesh *m, const nm_tile *t, const float *center,
-                            const float *qmin, const float *qmax, const nm_filter *f,
-                            float *best, nm_polyref *ref, float *nearest, int *over) {
-  const nm_polyref base = nm_tile_base(m, t);
+/* Nearest candidate within one tile; updates the context. */
+static void nearest_in_tile(void *ud, const nm_tile *t) {
+  nearest_ctx *c = (nearest_ctx *)ud;
+  const nm_polyref base = nm_tile_base(c->m, t);
   const float climb = t->header->walkable_climb;
   nm_box_iter it;
   int ip;
-  nm_box_begin(&it, t, qmin, qmax);
+  nm_box_begin(&it, t, c->qmin, c->qmax);
   while ((ip = nm_box_next(&it)) >= 0) {
     const nm_poly *p = &t->polys[ip];
     float pt[3], diff[3], d;
     int on = 0;
-    if (!nm_filter_pass(f, p)) continue;
-    nm_closest_point_on_poly(m, base | (nm_polyref)ip, center, pt, &on);
-    nm_vsub(diff, center, pt);
+    if (!nm_filter_pass(c->f, p)) continue;
+    nm_closest_point_on_poly(c->m, base | (nm_polyref)ip, c->center, pt, &on);
+    nm_vsub(diff, c->center, pt);
     if (on) {
       d = fabsf(diff[1]) - climb;
       d = d > 0 ? d * d : 0;
     } else {
       d = nm_vlen_sqr(diff);
     }
-    if (d < *best) {
-      *best = d;
-      *ref = base | (nm_polyref)ip;
-      nm_vcopy(nearest, pt);
-      *over = on;
+    if (d < c->best) {
+      c->best = d;
+      c->ref = base | (nm_polyref)ip;
+      nm_vcopy(c->pt, pt);
+      c->over = on;
     }
   }
 }
@@ -48,11 +50,9 @@ static void nearest_in_tile(const nm_navmesh *m, const nm_tile *t, const float *
 nm_status nm_query_find_nearest(nm_query *q, const float center[3], const float half_ext[3],
                                 const nm_filter *filter, nm_polyref *ref, float nearest[3],
                                 int *over) {
-  const nm_navmesh *m = q->mesh;
-  const nm_tile *tiles[32];
-  float qmin[3], qmax[3], best = FLT_MAX, pt[3] = {0, 0, 0};
-  int x0, y0, x1, y1, x, y, i, n, on = 0;
-  nm_polyref found = 0;
+  nearest_ctx c;
+  float qmin[3], qmax[3];
+  int x0, y0, x1, y1;
   if (!ref) return NM_ERR_PARAM;
   *ref = 0;
   if (!center || !half_ext || !filter || !nm_isfinite3(center) || !nm_isfinite3(half_ext) ||
@@ -60,18 +60,19 @@ nm_status nm_query_find_nearest(nm_query *q, const float center[3], const float 
     return NM_ERR_PARAM;
   nm_vsub(qmin, center, half_ext);
   nm_vadd(qmax, center, half_ext);
-  nm_navmesh_tile_loc(m, qmin, &x0, &y0);
-  nm_navmesh_tile_loc(m, qmax, &x1, &y1);
-  if (clamp_range(&x0, &x1, m->gx0, m->gx1) && clamp_range(&y0, &y1, m->gy0, m->gy1)) {
-    for (y = y0; y <= y1; y++)
-      for (x = x0; x <= x1; x++) {
-        n = nm_navmesh_tiles_at(m, x, y, tiles, 32);
-        for (i = 0; i < n; i++) nearest_in_tile(m, tiles[i], center, qmin, qmax, filter, &best, &found, pt, &on);
-      }
-  }
-  *ref = found;
-  if (!found) return NM_ERR_NO_POLY;
-  if (nearest) nm_vcopy(nearest, pt);
-  if (over) *over = on;
+  nm_navmesh_tile_loc(q->mesh, qmin, &x0, &y0);
+  nm_navmesh_tile_loc(q->mesh, qmax, &x1, &y1);
+  memset(&c, 0, sizeof c);
+  c.m = q->mesh;
+  c.center = center;
+  c.qmin = qmin;
+  c.qmax = qmax;
+  c.f = filter;
+  c.best = FLT_MAX;
+  nm_navmesh_visit_tiles(q->mesh, x0, y0, x1, y1, nearest_in_tile, &c);
+  *ref = c.ref;
+  if (!c.ref) return NM_ERR_NO_POLY;
+  if (nearest) nm_vcopy(nearest, c.pt);
+  if (over) *over = c.over;
   return NM_OK;
 }

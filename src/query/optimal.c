@@ -431,10 +431,10 @@ static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float 
   const nm_opt *s = c->s;
   const nm_opt_node *n = &s->nodes[idx];
   const double *last = NULL;
-  int k = 0;
+  int k = 0, goal = 1;
   for (;;) {
-    const double *p = k == 0 ? c->goal : n->root;
-    const nm_polyref ref = k == 0 ? c->goal_ref : (n->parent ? n->from : start_ref);
+    const double *p = goal ? c->goal : n->root;
+    const nm_polyref ref = goal ? c->goal_ref : (n->parent ? n->from : start_ref);
     if (!last || p[0] != last[0] || p[1] != last[1]) {
       const int w = total - 1 - k++;
       if (pts && w >= 0 && w < cap) nm_vset(&pts[3 * w], (float)p[0], 0.0f, (float)-p[1]);
@@ -442,7 +442,9 @@ static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float 
     }
     /* the polygon of the node where this root first appears holds it */
     if (pts && refs && total - k >= 0 && total - k < cap) refs[total - k] = ref;
-    if (k == 1) continue; /* the goal was first; now the goal node's own point */
+    /* the goal was first; now the goal node's own point. (Testing k == 1
+     * here looped forever when that point is the goal itself: k stayed 1.) */
+    if (goal) { goal = 0; continue; }
     if (!n->parent) break;
     n = &s->nodes[n->parent - 1];
   }

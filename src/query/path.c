@@ -106,7 +106,10 @@ static nm_status expand(nm_query *q, nm_sliced *s, nm_node *best) {
       heur = nm_vdist(nn->pos, s->end) * f->heuristic_scale;
     }
     total = cost + heur;
-    if ((nn->flags & (NM_NODE_OPEN | NM_NODE_CLOSED)) && total >= nn->total) continue;
+    /* only a strictly better total moves a seen node: written so that a NaN
+     * total (0 area cost times an infinite distance) never does, else a
+     * closed node could get its own descendant as parent (a cycle) */
+    if ((nn->flags & (NM_NODE_OPEN | NM_NODE_CLOSED)) && !(total < nn->total)) continue;
     nn->pidx = nm_node_idx(&q->pool, best);
     nn->flags &= ~NM_NODE_CLOSED;
     nn->cost = cost;

@@ -103,22 +103,25 @@ nm_status nm_query_wall_segments(nm_query *q, nm_polyref ref, const nm_filter *f
 
 /* ---- queryPolygons ---- */
 
-/* Result list of queryPolygons. */
+/* Result list of queryPolygons and the box it collects. */
 typedef struct collect {
+  const nm_navmesh *m;
+  const float *qmin, *qmax;
+  const nm_filter *f;
   nm_polyref *refs;
   int cap, n;
   nm_status st;
 } collect;
 
 /* Adds the polygons of tile t overlapping the box that pass the filter. */
-static void collect_in_tile(const nm_navmesh *m, const nm_tile *t, const float *qmin,
-                            const float *qmax, const nm_filter *f, collect *c) {
-  const nm_polyref base = nm_tile_base(m, t);
+static void collect_in_tile(void *ud, const nm_tile *t) {
+  collect *c = (collect *)ud;
+  const nm_polyref base = nm_tile_base(c->m, t);
   nm_box_iter it;
   int ip;
-  nm_box_begin(&it, t, qmin, qmax);
+  nm_box_begin(&it, t, c->qmin, c->qmax);
   while ((ip = nm_box_next(&it)) >= 0) {
-    if (!nm_filter_pass(f, &t->polys[ip])) continue;
+    if (!nm_filter_pass(c->f, &t->polys[ip])) continue;
     if (c->n < c->cap) c->refs[c->n++] = base | (nm_polyref)ip;
     else c->st |= NM_TRUNCATED;
   }
@@ -126,10 +129,8 @@ static void collect_in_tile(const nm_navmesh *m, const nm_tile *t, const float *
 
 nm_status nm_query_polygons(nm_query *q, const float center[3], const float half_ext[3],
                             const nm_filter *filter, nm_polyref *refs, int cap, int *count) {
-  const nm_navmesh *m = q->mesh;
-  const nm_tile *tiles[32];
   float qmin[3], qmax[3];
-  int x0, y0, x1, y1, x, y, i, nt;
+  int x0, y0, x1, y1;
   collect c;
   if (!count) return NM_ERR_PARAM;
   *count = 0;
@@ -138,21 +139,17 @@ nm_status nm_query_polygons(nm_query *q, const float center[3], const float half
     return NM_ERR_PARAM;
   nm_vsub(qmin, center, half_ext);
   nm_vadd(qmax, center, half_ext);
-  nm_navmesh_tile_loc(m, qmin, &x0, &y0);
-  nm_navmesh_tile_loc(m, qmax, &x1, &y1);
-  x0 = nm_maxi(x0, m->gx0);
-  y0 = nm_maxi(y0, m->gy0);
-  x1 = nm_mini(x1, m->gx1);
-  y1 = nm_mini(y1, m->gy1);
+  nm_navmesh_tile_loc(q->mesh, qmin, &x0, &y0);
+  nm_navmesh_tile_loc(q->mesh, qmax, &x1, &y1);
+  c.m = q->mesh;
+  c.qmin = qmin;
+  c.qmax = qmax;
+  c.f = filter;
   c.refs = refs;
   c.cap = cap;
   c.n = 0;
   c.st = NM_OK;
-  for (y = y0; y <= y1; y++)
-    for (x = x0; x <= x1; x++) {
-      nt = nm_navmesh_tiles_at(m, x, y, tiles, 32);
-      for (i = 0; i < nt; i++) collect_in_tile(m, tiles[i], qmin, qmax, filter, &c);
-    }
+  nm_navmesh_visit_tiles(q->mesh, x0, y0, x1, y1, collect_in_tile, &c);
   *count = c.n;
   return c.st;
 }
