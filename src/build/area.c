@@ -14,55 +14,50 @@
 /* Distance 0 for unwalkable spans and walkable spans with fewer than four
  * walkable neighbours; 255 (unknown) for the rest. */
 static void erode_seed(const nm_chf *chf, uint8_t *dist) {
-  const int ncols = chf->width * chf->height;
-  int c;
-  for (c = 0; c < ncols; c++) {
-    const nm_ccell *cell = &chf->cells[c];
-    int i, end = (int)cell->index + (int)cell->count;
-    for (i = (int)cell->index; i < end; i++) {
-      int dir, n = 0;
-      if (chf->areas[i] != NM_NULL_AREA)
-        for (dir = 0; dir < 4; dir++) {
-          const int ni = nm_chf_nei_c(chf, c, i, dir);
-          if (ni >= 0 && chf->areas[ni] != NM_NULL_AREA) n++;
-        }
-      dist[i] = n == 4 ? 0xff : 0;
-    }
+  const int n = chf->span_count;
+  const int32_t *nei = chf->nei;
+  const uint8_t *areas = chf->areas;
+  int i, dir;
+  for (i = 0; i < n; i++) {
+    int k = 0;
+    if (areas[i] != NM_NULL_AREA)
+      for (dir = 0; dir < 4; dir++) {
+        const int ni = nei[i * 4 + dir];
+        k += ni >= 0 && areas[ni] != NM_NULL_AREA;
+      }
+    dist[i] = k == 4 ? 0xff : 0;
   }
 }
 
 /* Relaxes dist[i] from the neighbour in dir (+2) and that neighbour's
  * neighbour in dir2 (+3, the diagonal). */
-static inline void erode_relax(const nm_chf *chf, uint8_t *dist, int c, int i, int dir, int dir2) {
-  const int ni = nm_chf_nei_c(chf, c, i, dir);
+static inline void erode_relax(const int32_t *nei, uint8_t *dist, int i, int dir, int dir2) {
+  const int ni = nei[i * 4 + dir];
   int d, di;
   if (ni < 0) return;
   d = nm_mini(dist[ni] + 2, 255);
   if (d < dist[i]) dist[i] = (uint8_t)d;
-  di = nm_chf_nei_c(chf, c + nm_chf_col_step(chf, dir), ni, dir2);
+  di = nei[ni * 4 + dir2];
   if (di < 0) return;
   d = nm_mini(dist[di] + 3, 255);
   if (d < dist[i]) dist[i] = (uint8_t)d;
 }
 
 /* The two sweeps of the chamfer transform over an 8-bit field: forward
- * (columns in z, x order) from the -x/-z side, then backward. */
+ * from the -x/-z side, then backward. Spans are stored column by column in
+ * z, x order, so span order is column order; the order of the spans of one
+ * column does not matter, as none of them reads another. */
 static void erode_sweeps(const nm_chf *chf, uint8_t *dist) {
-  const int n = chf->width * chf->height;
-  int c, i;
-  for (c = 0; c < n; c++) {
-    const nm_ccell *cell = &chf->cells[c];
-    for (i = (int)cell->index; i < (int)(cell->index + cell->count); i++) {
-      erode_relax(chf, dist, c, i, 0, 3); /* (-1,0), (-1,-1) */
-      erode_relax(chf, dist, c, i, 3, 2); /* (0,-1), (1,-1) */
-    }
+  const int n = chf->span_count;
+  const int32_t *nei = chf->nei;
+  int i;
+  for (i = 0; i < n; i++) {
+    erode_relax(nei, dist, i, 0, 3); /* (-1,0), (-1,-1) */
+    erode_relax(nei, dist, i, 3, 2); /* (0,-1), (1,-1) */
   }
-  for (c = n - 1; c >= 0; c--) {
-    const nm_ccell *cell = &chf->cells[c];
-    for (i = (int)cell->index; i < (int)(cell->index + cell->count); i++) {
-      erode_relax(chf, dist, c, i, 2, 1); /* (1,0), (1,1) */
-      erode_relax(chf, dist, c, i, 1, 0); /* (0,1), (-1,1) */
-    }
+  for (i = n - 1; i >= 0; i--) {
+    erode_relax(nei, dist, i, 2, 1); /* (1,0), (1,1) */
+    erode_relax(nei, dist, i, 1, 0); /* (0,1), (-1,1) */
   }
 }
 

@@ -382,6 +382,7 @@ nm_status nm_navmesh_build(const float *verts, int nverts, const int *tris, int 
   if (ctx.rc.grid_w < 1 || ctx.rc.grid_h < 1)
     return nm_diag_set(diag, NM_ERR_EMPTY, "bounds", "build box is narrower than one cell");
   ctx.counter.base = nm_alloc_resolve(alloc);
+  ctx.counter.system = !alloc || !alloc->fn;
   ctx.a.fn = nm_counting_fn;
   ctx.a.ud = &ctx.counter;
   st = run_build(&ctx, tris, ntris, &ctx.counter.base, diag, out, stats);

@@ -6,9 +6,9 @@
  * until a node holds few enough. Nodes are stored in pre-order with an escape
  * offset in inner nodes, so a tile finds the chunks overlapping its box in one
  * forward walk and rasterizes them chunk by chunk in tree order. The sort is
- * our own stable merge sort (glibc's qsort, which RecastDemo uses, merge
- * sorts such arrays), which keeps the partition independent of the C
- * library. */
+ * our own stable sort (glibc's qsort, which RecastDemo uses, merge sorts
+ * such arrays): a radix sort on the float bits, which keeps the partition
+ * independent of the C library and costs a few passes per tree level. */
 #include "nm_driver.h"
 
 /* One triangle's X/Z box and its index. */
@@ -40,7 +40,7 @@ static void items_bounds(const chunk_item *items, int imin, int imax, float *bmi
   }
 }
 
-#define SORT_RUN 16   /* insertion-sorted run length before merging */
+#define SORT_SMALL 64   /* insertion sort up to this many items */
 
 /* Stable insertion sort of items[0..n) by bmin[axis]. */
 static void insertion_sort(chunk_item *items, int n, int axis) {
@@ -52,24 +52,40 @@ static void insertion_sort(chunk_item *items, int n, int axis) {
   }
 }
 
-/* Merges the sorted runs src[a..m) and src[m..b) into dst[a..b), stably. */
-static void merge_runs(const chunk_item *src, chunk_item *dst, int a, int m, int b, int axis) {
-  int i = a, j = m, k = a;
-  while (i < m && j < b) dst[k++] = src[j].bmin[axis] < src[i].bmin[axis] ? src[j++] : src[i++];
-  while (i < m) dst[k++] = src[i++];
-  while (j < b) dst[k++] = src[j++];
+/* Unsigned key that orders like the float (finite, -0 as +0): flip all
+ * bits of negatives, the sign bit of the rest. */
+static uint32_t sort_key(float f) {
+  uint32_t u;
+  f += 0.0f; /* -0 + 0 = +0: equal floats get equal keys */
+  memcpy(&u, &f, sizeof u);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
 }
 
 /* Stable sort of items[0..n) by bmin[axis] (what glibc's merge-sorting
- * qsort gives RecastDemo): insertion-sorted runs, then bottom-up merges
- * alternating between items and tmp[0..n). */
+ * qsort gives RecastDemo): a least-significant-digit radix sort on the key
+ * bytes, each pass a stable scatter between items and tmp[0..n); passes
+ * whose byte is the same for all items are skipped. */
 static void sort_items(chunk_item *items, chunk_item *tmp, int n, int axis) {
+  int count[4][256], pass, i;
   chunk_item *src = items, *dst = tmp, *t;
-  int width, i;
-  for (i = 0; i < n; i += SORT_RUN) insertion_sort(items + i, nm_mini(SORT_RUN, n - i), axis);
-  for (width = SORT_RUN; width < n; width *= 2) {
-    for (i = 0; i < n; i += 2 * width)
-      merge_runs(src, dst, i, nm_mini(i + width, n), nm_mini(i + 2 * width, n), axis);
+  if (n <= SORT_SMALL) {
+    insertion_sort(items, n, axis);
+    return;
+  }
+  memset(count, 0, sizeof count);
+  for (i = 0; i < n; i++) {
+    const uint32_t k = sort_key(items[i].bmin[axis]);
+    for (pass = 0; pass < 4; pass++) count[pass][(k >> (8 * pass)) & 0xff]++;
+  }
+  for (pass = 0; pass < 4; pass++) {
+    int sum = 0, b;
+    if (count[pass][(sort_key(items[0].bmin[axis]) >> (8 * pass)) & 0xff] == n) continue;
+    for (b = 0; b < 256; b++) { /* bucket starts */
+      const int c = count[pass][b];
+      count[pass][b] = sum;
+      sum += c;
+    }
+    for (i = 0; i < n; i++) dst[count[pass][(sort_key(src[i].bmin[axis]) >> (8 * pass)) & 0xff]++] = src[i];
     t = src;
     src = dst;
     dst = t;

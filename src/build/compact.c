@@ -24,6 +24,8 @@ void nm_chf_free(nm_chf *chf) {
   if (chf->spans) nm_free(&chf->a, chf->spans, n * sizeof *chf->spans);
   if (chf->dist) nm_free(&chf->a, chf->dist, n * sizeof *chf->dist);
   if (chf->areas) nm_free(&chf->a, chf->areas, n);
+  if (chf->nei) nm_free(&chf->a, chf->nei, n * 4 * sizeof *chf->nei);
+  chf->nei = NULL;
   chf->cells = NULL;
   chf->spans = NULL;
   chf->dist = NULL;
@@ -69,33 +71,71 @@ static void chf_fill(nm_chf *chf, const nm_heightfield *hf) {
   }
 }
 
-/* Links span s (in column x, z) to the first matching span of each
- * neighbour column. */
-static void chf_link_span(nm_chf *chf, nm_cspan *s, int x, int z) {
-  const int c = x + z * chf->width;
-  int dir;
-  for (dir = 0; dir < 4; dir++) {
-    const nm_ccell *nc;
-    int k, end;
-    if ((dir == 0 && x == 0) || (dir == 1 && z == chf->height - 1) ||
-        (dir == 2 && x == chf->width - 1) || (dir == 3 && z == 0))
-      continue; /* grid edge */
-    nc = &chf->cells[c + nm_chf_col_step(chf, dir)];
-    end = (int)nc->index + (int)nc->count;
-    /* first span (lowest) of the neighbour column with enough shared
-     * headroom and a small enough step; Recast keeps only that one */
-    for (k = (int)nc->index; k < end; k++) {
-      const nm_cspan *ns = &chf->spans[k];
-      const int bot = nm_maxi(s->y, ns->y);
-      const int top = nm_mini(s->y + (int)s->h, ns->y + (int)ns->h);
-      if (top - bot >= chf->walkable_height && abs((int)ns->y - (int)s->y) <= chf->walkable_climb) {
-        const int layer = k - (int)nc->index;
-        if (layer > CHF_MAX_LAYERS) continue; /* index does not fit in 6 bits */
-        nm_set_con(s, dir, layer);
-        break;
+/* Records a link from span i in direction dir to span j, the span with
+ * index k within its column, unless span i already has one there (a span
+ * keeps its first, lowest match, as in Recast). con starts with all bits set
+ * (unconnected), so clearing bits writes k. */
+static inline void chf_set_link(nm_chf *chf, int i, int dir, int j, int k) {
+  if (chf->nei[i * 4 + dir] >= 0) return;
+  chf->nei[i * 4 + dir] = j;
+  chf->spans[i].con &= ~((uint32_t)(NM_NOT_CONNECTED ^ k) << (6 * dir));
+}
+
+/* The link test, symmetric in s and t: enough shared headroom and a small
+ * enough step. */
+static inline int chf_linked(const nm_chf *chf, const nm_cspan *s, const nm_cspan *t) {
+  const int y = s->y, ty = t->y;
+  return nm_mini(y + (int)s->h, ty + (int)t->h) - nm_maxi(y, ty) >= chf->walkable_height &&
+         abs(ty - y) <= chf->walkable_climb;
+}
+
+/* Links the spans of column a with those of its neighbour column b, which
+ * lies in direction dir from a. The test being symmetric, one pass over the
+ * pairs links both ways. Spans above index 62 stay unlinked (con holds the
+ * index within the column in 6 bits). */
+static void chf_link_pair(nm_chf *chf, int a, int b, int dir) {
+  const int ab = (int)chf->cells[a].index, bb = (int)chf->cells[b].index;
+  const int na = nm_mini((int)chf->cells[a].count, CHF_MAX_LAYERS + 1);
+  const int nb = nm_mini((int)chf->cells[b].count, CHF_MAX_LAYERS + 1);
+  int i, k;
+  for (i = 0; i < na; i++)
+    for (k = 0; k < nb; k++)
+      if (chf_linked(chf, &chf->spans[ab + i], &chf->spans[bb + k])) {
+        chf_set_link(chf, ab + i, dir, bb + k, k);
+        chf_set_link(chf, bb + k, (dir + 2) & 3, ab + i, i);
       }
-    }
+}
+
+/* Links column a with neighbour column b (direction dir from a); columns
+ * of one span each, the common case, take the short way. */
+static inline void chf_link_columns(nm_chf *chf, int a, int b, int dir) {
+  const nm_ccell ca = chf->cells[a], cb = chf->cells[b];
+  if (cb.count == 0) return;
+  if (ca.count == 1 && cb.count == 1) {
+    const int i = (int)ca.index, j = (int)cb.index;
+    if (!chf_linked(chf, &chf->spans[i], &chf->spans[j])) return;
+    chf->nei[i * 4 + dir] = j;
+    chf->nei[j * 4 + ((dir + 2) & 3)] = i;
+    chf->spans[i].con &= ~((uint32_t)NM_NOT_CONNECTED << (6 * dir));
+    chf->spans[j].con &= ~((uint32_t)NM_NOT_CONNECTED << (6 * ((dir + 2) & 3)));
+    return;
   }
+  chf_link_pair(chf, a, b, dir);
+}
+
+/* Links every column with its +x and +z neighbours (and so each with all
+ * four), starting from no links at all. */
+static void chf_link(nm_chf *chf) {
+  const int w = chf->width, h = chf->height;
+  int x, z;
+  if (chf->span_count > 0) memset(chf->nei, 0xff, (size_t)chf->span_count * 4 * sizeof *chf->nei); /* all -1 */
+  for (z = 0; z < h; z++)
+    for (x = 0; x < w; x++) {
+      const int c = x + z * w;
+      if (chf->cells[c].count == 0) continue;
+      if (x < w - 1) chf_link_columns(chf, c, c + 1, 2);
+      if (z < h - 1) chf_link_columns(chf, c, c + w, 1);
+    }
 }
 
 /* Allocates the arrays of chf sized from its width, height, span_count. */
@@ -106,7 +146,8 @@ static nm_status chf_alloc(nm_chf *chf) {
   if (n == 0) return NM_OK;
   chf->spans = (nm_cspan *)nm_calloc(&chf->a, n * sizeof *chf->spans);
   chf->areas = (uint8_t *)nm_malloc(&chf->a, n);
-  if (!chf->spans || !chf->areas) {
+  chf->nei = (int32_t *)nm_malloc(&chf->a, nm_mul_size(n, 4 * sizeof *chf->nei));
+  if (!chf->spans || !chf->areas || !chf->nei) {
     nm_chf_free(chf);
     return NM_ERR_NOMEM;
   }
@@ -120,7 +161,6 @@ static nm_status chf_alloc(nm_chf *chf) {
 nm_status nm_chf_build(const nm_heightfield *hf, int walkable_height, int walkable_climb,
                        const nm_alloc *a, nm_chf *chf) {
   size_t nspans;
-  int x, z;
   nm_status st;
   memset(chf, 0, sizeof *chf);
   chf->a = nm_alloc_resolve(a);
@@ -138,11 +178,6 @@ nm_status nm_chf_build(const nm_heightfield *hf, int walkable_height, int walkab
   chf->ch = hf->ch;
   if ((st = chf_alloc(chf)) != NM_OK) return st;
   chf_fill(chf, hf);
-  for (z = 0; z < chf->height; z++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + z * chf->width];
-      int i, end = (int)c->index + (int)c->count;
-      for (i = (int)c->index; i < end; i++) chf_link_span(chf, &chf->spans[i], x, z);
-    }
+  chf_link(chf);
   return NM_OK;
 }

@@ -30,11 +30,9 @@ typedef struct ct_work {
   int max_edge_len;
 } ct_work;
 
-/* Index of the span across side dir of span i in column (x, y); the caller
- * has checked that the side is connected. */
+/* Index of the span across side dir of span i in column (x, y), or -1. */
 static inline int ct_neighbour(const nm_chf *chf, int x, int y, int i, int dir) {
-  const int nx = x + nm_dir_dx(dir), ny = y + nm_dir_dy(dir);
-  return (int)chf->cells[nx + ny * chf->width].index + nm_get_con(&chf->spans[i], dir);
+  return nm_chf_link(chf, x + y * chf->width, i, dir);
 }
 
 /* ---- stage: raw outline ---- */
@@ -43,23 +41,20 @@ static inline int ct_neighbour(const nm_chf *chf, int x, int y, int i, int dir) 
  * than the same region. Isolated spans (all four sides open) get nothing:
  * a one-cell outline cannot become a polygon. */
 static void ct_mark_boundaries(const nm_chf *chf, uint8_t *flags) {
-  const int off[4] = {-1, chf->width, 1, -chf->width}; /* cell offsets of the four sides */
   const int ncells = chf->width * chf->height;
   int ci, i, dir;
-  /* One pass over the cells in memory order; a connected side never leads
-   * off the grid, so the plain offsets are safe. */
+  /* one pass over the cells in memory order */
   for (ci = 0; ci < ncells; ci++) {
     const int end = (int)(chf->cells[ci].index + chf->cells[ci].count);
     for (i = (int)chf->cells[ci].index; i < end; i++) {
       const nm_cspan *s = &chf->spans[i];
-      const uint32_t con = s->con;
       int same = 0;
       flags[i] = 0;
       /* no region, or the tile border: never outlined */
       if (!s->reg || (s->reg & NM_BORDER_REG)) continue;
       for (dir = 0; dir < 4; dir++) {
-        const uint32_t c = (con >> (dir * 6)) & 0x3f;
-        if (c != NM_NOT_CONNECTED && chf->spans[chf->cells[ci + off[dir]].index + c].reg == s->reg) same |= 1 << dir;
+        const int ni = nm_chf_link(chf, ci, i, dir);
+        if (ni >= 0 && chf->spans[ni].reg == s->reg) same |= 1 << dir;
       }
       /* bits set = sides to walk; a span open on all four sides is left out */
       if (same != 0) flags[i] = (uint8_t)(same ^ 0xf);
@@ -75,29 +70,25 @@ static int ct_corner_height(const nm_chf *chf, int x, int y, int i, int dir, int
   const nm_cspan *s = &chf->spans[i];
   const int dirp = (dir + 1) & 3;
   unsigned regs[4] = {0, 0, 0, 0}; /* around the corner: this span, across dir, diagonal, across dir+1 */
-  int h = s->y, j;
+  int h = s->y, j, ai, bi;
   /* Each entry packs region | area << 16; 0 stands for no span. The
    * diagonal span is reached through either side (both routes meet the same
    * span on a consistent field; the second one found wins, as in Recast). */
   regs[0] = s->reg | ((unsigned)chf->areas[i] << 16);
-  if (nm_get_con(s, dir) != NM_NOT_CONNECTED) {
-    const int ax = x + nm_dir_dx(dir), ay = y + nm_dir_dy(dir), ai = ct_neighbour(chf, x, y, i, dir);
+  if ((ai = ct_neighbour(chf, x, y, i, dir)) >= 0) {
     const nm_cspan *as = &chf->spans[ai];
     h = nm_maxi(h, as->y);
     regs[1] = as->reg | ((unsigned)chf->areas[ai] << 16);
-    if (nm_get_con(as, dirp) != NM_NOT_CONNECTED) {
-      const int bi = ct_neighbour(chf, ax, ay, ai, dirp);
+    if ((bi = ct_neighbour(chf, x + nm_dir_dx(dir), y + nm_dir_dy(dir), ai, dirp)) >= 0) {
       h = nm_maxi(h, chf->spans[bi].y);
       regs[2] = chf->spans[bi].reg | ((unsigned)chf->areas[bi] << 16);
     }
   }
-  if (nm_get_con(s, dirp) != NM_NOT_CONNECTED) {
-    const int ax = x + nm_dir_dx(dirp), ay = y + nm_dir_dy(dirp), ai = ct_neighbour(chf, x, y, i, dirp);
+  if ((ai = ct_neighbour(chf, x, y, i, dirp)) >= 0) {
     const nm_cspan *as = &chf->spans[ai];
     h = nm_maxi(h, as->y);
     regs[3] = as->reg | ((unsigned)chf->areas[ai] << 16);
-    if (nm_get_con(as, dir) != NM_NOT_CONNECTED) {
-      const int bi = ct_neighbour(chf, ax, ay, ai, dir);
+    if ((bi = ct_neighbour(chf, x + nm_dir_dx(dirp), y + nm_dir_dy(dirp), ai, dir)) >= 0) {
       h = nm_maxi(h, chf->spans[bi].y);
       regs[2] = chf->spans[bi].reg | ((unsigned)chf->areas[bi] << 16);
     }
@@ -121,7 +112,7 @@ static int ct_corner_height(const nm_chf *chf, int x, int y, int i, int dir, int
 /* Appends the raw point for boundary side dir of span i in column (x, y). */
 static nm_status ct_emit_point(ct_work *w, int x, int y, int i, int dir, int area) {
   const nm_chf *chf = w->chf;
-  int border_vertex = 0, r = 0;
+  int border_vertex = 0, r = 0, ai;
   int px = x, pz = y;
   const int py = ct_corner_height(chf, x, y, i, dir, &border_vertex);
   /* The corner at the end of the side, walking clockwise: side 0 (-x) ends
@@ -131,8 +122,7 @@ static nm_status ct_emit_point(ct_work *w, int x, int y, int i, int dir, int are
   else if (dir == 1) { px++; pz++; }
   else if (dir == 2) px++;
   /* the flags name what lies across the side: its region (0 for a wall) */
-  if (nm_get_con(&chf->spans[i], dir) != NM_NOT_CONNECTED) {
-    const int ai = ct_neighbour(chf, x, y, i, dir);
+  if ((ai = ct_neighbour(chf, x, y, i, dir)) >= 0) {
     r = chf->spans[ai].reg;
     if (chf->areas[ai] != area) r |= NM_AREA_BORDER;
   }
@@ -158,9 +148,9 @@ static nm_status ct_walk(ct_work *w, int x, int y, int i) {
       w->flags[i] = (uint8_t)(w->flags[i] & ~(1 << dir));
       dir = (dir + 1) & 3;
     } else {
-      const nm_cspan *s = &chf->spans[i];
-      if (nm_get_con(s, dir) == NM_NOT_CONNECTED) return NM_OK; /* cannot happen on a sane field */
-      i = ct_neighbour(chf, x, y, i, dir);
+      const int ni = ct_neighbour(chf, x, y, i, dir);
+      if (ni < 0) return NM_OK; /* cannot happen on a sane field */
+      i = ni;
       x += nm_dir_dx(dir);
       y += nm_dir_dy(dir);
       dir = (dir + 3) & 3;

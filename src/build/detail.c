@@ -67,9 +67,10 @@ typedef struct dt_work {
 
 /* ---- stage: height patch ---- */
 
-/* Span across side dir of span s in column (x, y) (chf coordinates). */
-static inline int dt_neighbour(const nm_chf *chf, int x, int y, const nm_cspan *s, int dir) {
-  return (int)chf->cells[(x + nm_dir_dx(dir)) + (y + nm_dir_dy(dir)) * chf->width].index + nm_get_con(s, dir);
+/* Span across side dir of span i in column (x, y) (chf coordinates), or
+ * -1 when that side is not connected. */
+static inline int dt_neighbour(const nm_chf *chf, int x, int y, int i, int dir) {
+  return nm_chf_link(chf, x + y * chf->width, i, dir);
 }
 
 /* Appends (x, y, span) to the flood queue (capacity: one per patch cell). */
@@ -121,7 +122,6 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
   dt_push(w, &n, cx, cy, ci);
   while (n > 0) {
     int direct, t, k;
-    const nm_cspan *s;
     n--;
     cx = w->queue[n * 3]; cy = w->queue[n * 3 + 1]; ci = w->queue[n * 3 + 2];
     if (cx == pcx && cy == pcy) break;
@@ -129,14 +129,13 @@ static int dt_seed_center(dt_work *w, const uint16_t *p, int npoly) {
      * tried first; the others stay on the stack in case it dead-ends */
     direct = cx == pcx ? (pcy > cy ? 1 : 3) : (pcx > cx ? 2 : 0);
     t = dirs[direct]; dirs[direct] = dirs[3]; dirs[3] = t;
-    s = &chf->spans[ci];
     for (k = 0; k < 4; k++) {
       const int dir = dirs[k], nx = cx + nm_dir_dx(dir), ny = cy + nm_dir_dy(dir);
-      const int hx = nx - w->hx0, hy = ny - w->hy0;
-      if (nm_get_con(s, dir) == NM_NOT_CONNECTED) continue;
+      const int hx = nx - w->hx0, hy = ny - w->hy0, ni = dt_neighbour(chf, cx + bs, cy + bs, ci, dir);
+      if (ni < 0) continue;
       if (hx < 0 || hx >= w->hw || hy < 0 || hy >= w->hh || w->hp[hx + hy * w->hw] != 0) continue;
       w->hp[hx + hy * w->hw] = 1;
-      dt_push(w, &n, nx, ny, dt_neighbour(chf, cx + bs, cy + bs, s, dir));
+      dt_push(w, &n, nx, ny, ni);
     }
     t = dirs[direct]; dirs[direct] = dirs[3]; dirs[3] = t;
   }
@@ -174,18 +173,16 @@ static int dt_copy_region(dt_work *w, uint16_t region, int *empty) {
  * another region (where the height flood of a polygon starts). */
 static void dt_mark_region_borders(dt_work *w) {
   const nm_chf *chf = w->chf;
-  const int off[4] = {-1, chf->width, 1, -chf->width}; /* cell offsets of the four sides */
   const int ncells = chf->width * chf->height;
   int ci, i, dir;
   for (ci = 0; ci < ncells; ci++) {
     const int end = (int)(chf->cells[ci].index + chf->cells[ci].count);
     for (i = (int)chf->cells[ci].index; i < end; i++) {
-      const uint32_t con = chf->spans[i].con;
       const uint16_t reg = chf->spans[i].reg;
       int border = 0;
       for (dir = 0; dir < 4 && !border; dir++) {
-        const uint32_t c = (con >> (dir * 6)) & 0x3f;
-        border = c != NM_NOT_CONNECTED && chf->spans[chf->cells[ci + off[dir]].index + c].reg != reg;
+        const int ni = nm_chf_link(chf, ci, i, dir);
+        border = ni >= 0 && chf->spans[ni].reg != reg;
       }
       w->rborder[i] = (uint8_t)border;
     }
@@ -214,17 +211,15 @@ static void dt_height_patch(dt_work *w, int pi) {
   /* breadth first, so unset cells take the height of the nearest floor
    * connected to the polygon's own spans (never a floor above or below) */
   while (head < n) {
-    const int cx = w->queue[head * 3], cy = w->queue[head * 3 + 1];
-    const nm_cspan *s = &chf->spans[w->queue[head * 3 + 2]];
+    const int cx = w->queue[head * 3], cy = w->queue[head * 3 + 1], ci = w->queue[head * 3 + 2];
     head++;
     for (dir = 0; dir < 4; dir++) {
       const int ax = cx + nm_dir_dx(dir), ay = cy + nm_dir_dy(dir);
       const int hx = ax - w->hx0 - bs, hy = ay - w->hy0 - bs;
       int ai;
-      if (nm_get_con(s, dir) == NM_NOT_CONNECTED) continue;
       if ((unsigned)hx >= (unsigned)w->hw || (unsigned)hy >= (unsigned)w->hh) continue;
       if (w->hp[hx + hy * w->hw] != DT_UNSET) continue;
-      ai = dt_neighbour(chf, cx, cy, s, dir);
+      if ((ai = dt_neighbour(chf, cx, cy, ci, dir)) < 0) continue;
       w->hp[hx + hy * w->hw] = chf->spans[ai].y;
       dt_push(w, &n, ax, ay, ai);
     }

@@ -54,8 +54,9 @@ typedef struct nm_heightfield {
   float bmin[3], bmax[3];
   float cs, ch;
   nm_span **spans;          /* [width * height] column lists, lowest span first */
-  nm_span_pool *pools;
-  nm_span *freelist;
+  nm_span_pool *pools;      /* newest first; spans are taken from it in order */
+  int pool_used;            /* spans taken from the newest pool */
+  nm_span *freelist;        /* spans given back by merges */
 } nm_heightfield;
 
 /* ---- compact heightfield: open spans ---- */
@@ -84,6 +85,9 @@ typedef struct nm_chf {
   nm_cspan *spans;          /* [span_count] */
   uint16_t *dist;           /* [span_count] distance field (NULL until built) */
   uint8_t *areas;           /* [span_count] */
+  int32_t *nei;             /* [4 * span_count] the links of con as span indices (-1: none),
+                             * made by nm_chf_build for the front half's sweeps; NULL in
+                             * fields built by hand (the back half reads con only) */
 } nm_chf;
 
 /* Directions: 0 = -x, 1 = +z, 2 = +x, 3 = -z. */
@@ -93,6 +97,17 @@ static inline int nm_get_con(const nm_cspan *s, int dir) { return (int)((s->con 
 static inline void nm_set_con(nm_cspan *s, int dir, int i) {
   const uint32_t shift = (uint32_t)dir * 6;
   s->con = (s->con & ~(0x3fu << shift)) | (((uint32_t)i & 0x3f) << shift);
+}
+
+/* Span index across side dir of span i in column c (x + z * width), or -1
+ * when that side is not connected: one load from chf->nei when the field has
+ * the table (nm_chf_build makes it), else from the link bits in con. */
+static inline int nm_chf_link(const nm_chf *chf, int c, int i, int dir) {
+  int k;
+  if (chf->nei) return (int)chf->nei[i * 4 + dir];
+  k = nm_get_con(&chf->spans[i], dir);
+  if (k == NM_NOT_CONNECTED) return -1;
+  return (int)chf->cells[c + ((dir & 1) ? chf->width * (2 - dir) : dir - 1)].index + k;
 }
 
 /* ---- contours ---- */
@@ -155,7 +170,12 @@ NM_INTERNAL void nm_mark_walkable_triangles(float max_slope_deg, const float *ve
                                             int ntris, uint8_t *areas);
 NM_INTERNAL nm_status nm_hf_rasterize(nm_heightfield *hf, const float *verts, const int *tris,
                                       const uint8_t *areas, int ntris, int merge_climb);
-/* filter.c */
+/* filter.c: nm_hf_filter runs the chosen filters (NM_FILTER_* bits) in one
+ * pass, with the same result as running them one by one in bit order. */
+#define NM_FILTER_LOW_HANGING 1
+#define NM_FILTER_LEDGES 2
+#define NM_FILTER_LOW_HEIGHT 4
+NM_INTERNAL void nm_hf_filter(nm_heightfield *hf, int which, int walkable_height, int walkable_climb);
 NM_INTERNAL void nm_hf_filter_low_hanging(nm_heightfield *hf, int walkable_climb);
 NM_INTERNAL void nm_hf_filter_ledges(nm_heightfield *hf, int walkable_height, int walkable_climb);
 NM_INTERNAL void nm_hf_filter_low_height(nm_heightfield *hf, int walkable_height);

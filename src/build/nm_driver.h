@@ -61,7 +61,10 @@ NM_INTERNAL int nm_chunky_overlapping(const nm_chunky *cm, const float bmin[2], 
 typedef struct nm_counting_alloc {
   nm_alloc base;          /* the caller's allocator */
   size_t cur, peak;       /* bytes live / high-water mark */
-  void *lock;             /* pthread mutex when several threads build */
+  void *lock;             /* pthread mutex when several threads build with
+                           * the caller's allocator */
+  int system;             /* base is the system allocator (thread-safe) */
+  int shared;             /* several threads count without a lock (atomics) */
 } nm_counting_alloc;
 
 typedef struct nm_build_ctx {
@@ -103,7 +106,8 @@ NM_INTERNAL nm_status nm_build_tiles(nm_build_ctx *ctx, nm_navmesh *mesh, nm_dia
 NM_INTERNAL void nm_stats_add(nm_build_stats *to, const nm_build_stats *from);
 
 /* pool.c: the counting allocator hook (ud = nm_counting_alloc); it also
- * serialises calls to the caller's allocator when c->lock is set. */
+ * serialises calls to the caller's allocator when c->lock is set, and
+ * counts with atomics when c->shared is set. */
 NM_INTERNAL void *nm_counting_fn(void *ud, void *ptr, size_t osize, size_t nsize);
 
 #endif

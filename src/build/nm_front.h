@@ -7,25 +7,11 @@
 
 #include "nm_build.h"
 
-/* Span index of the neighbour of span i (in column x, z) in direction dir,
- * or -1 when there is no link. */
-static inline int nm_chf_nei(const nm_chf *chf, int x, int z, int i, int dir) {
-  const int con = nm_get_con(&chf->spans[i], dir);
-  if (con == NM_NOT_CONNECTED) return -1;
-  return (int)chf->cells[(x + nm_dir_dx(dir)) + (z + nm_dir_dy(dir)) * chf->width].index + con;
-}
-
-/* Offset between column c and its neighbour column in direction dir. */
-static inline int nm_chf_col_step(const nm_chf *chf, int dir) {
-  return (dir & 1) ? chf->width * (2 - dir) : dir - 1; /* -1, +w, +1, -w */
-}
-
-/* nm_chf_nei for a span in column index c (x + z * width); cheaper in the
- * sweeps that walk columns in order. */
-static inline int nm_chf_nei_c(const nm_chf *chf, int c, int i, int dir) {
-  const int con = nm_get_con(&chf->spans[i], dir);
-  if (con == NM_NOT_CONNECTED) return -1;
-  return (int)chf->cells[c + nm_chf_col_step(chf, dir)].index + con;
+/* Span index of the neighbour of span i in direction dir, or -1 when there
+ * is no link: one load from the table nm_chf_build makes, where the link
+ * bits would need the neighbour column's first index. */
+static inline int nm_chf_nei(const nm_chf *chf, int i, int dir) {
+  return (int)chf->nei[i * 4 + dir];
 }
 
 /* Grows the array whose pointer is at pp (any T **, *cap elements of elem

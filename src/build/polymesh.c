@@ -196,29 +196,49 @@ static void pm_merge_into(uint16_t *pa, const uint16_t *pb, int ea, int eb, uint
   memcpy(pa, tmp, sizeof(uint16_t) * (size_t)nvp);
 }
 
+#define PM_MASKS 256   /* polygons whose vertex masks fit on the stack */
+
+/* A 64-bit summary of the vertices of polygon p: two polygons that share
+ * an edge share vertices, so their masks meet (the reverse need not hold). */
+static uint64_t pm_vertex_mask(const uint16_t *p, int nvp) {
+  uint64_t m = 0;
+  int i;
+  for (i = 0; i < nvp && p[i] != PM_NULL; i++) m |= (uint64_t)1 << ((p[i] * 0x9e3779b1u) >> 26);
+  return m;
+}
+
 /* Greedy merging of polys[npolys] (nvp slots each; tmp has nvp more):
  * repeatedly joins the pair with the longest shared edge (the first such
  * pair on ties). regs, when given,
  * follows the polygons and becomes 0 for a merge of two regions. Returns
- * the new polygon count. */
+ * the new polygon count. Pairs whose vertex masks do not meet share no
+ * edge and are skipped without the full test. */
 static int pm_merge_polys(uint16_t *polys, int npolys, uint16_t *regs, uint16_t *areas, const uint16_t *verts,
                           int nvp) {
   uint16_t *tmp = &polys[npolys * nvp];
+  uint64_t masks[PM_MASKS];
+  const int filter = npolys <= PM_MASKS;
+  int j, k;
+  for (j = 0; filter && j < npolys; j++) masks[j] = pm_vertex_mask(&polys[j * nvp], nvp);
   for (;;) {
-    int best = 0, ba = 0, bb = 0, bea = 0, beb = 0, j, k, ea, eb;
+    int best = 0, ba = 0, bb = 0, bea = 0, beb = 0, ea, eb;
     for (j = 0; j < npolys - 1; j++)
       for (k = j + 1; k < npolys; k++) {
-        const int v = pm_merge_value(&polys[j * nvp], &polys[k * nvp], verts, nvp, &ea, &eb);
+        int v;
+        if (filter && !(masks[j] & masks[k])) continue;
+        v = pm_merge_value(&polys[j * nvp], &polys[k * nvp], verts, nvp, &ea, &eb);
         if (v > best) { best = v; ba = j; bb = k; bea = ea; beb = eb; }
       }
     if (best <= 0) return npolys;
     /* pb is replaced by the last polygon, keeping the records contiguous */
     pm_merge_into(&polys[ba * nvp], &polys[bb * nvp], bea, beb, tmp, nvp);
     if (regs && regs[ba] != regs[bb]) regs[ba] = 0;
+    if (filter) masks[ba] |= masks[bb]; /* the union has the vertices of both */
     if (bb != npolys - 1) {
       memcpy(&polys[bb * nvp], &polys[(npolys - 1) * nvp], sizeof(uint16_t) * (size_t)nvp);
       if (regs) regs[bb] = regs[npolys - 1];
       if (areas) areas[bb] = areas[npolys - 1];
+      if (filter) masks[bb] = masks[npolys - 1];
     }
     npolys--;
   }

@@ -11,10 +11,15 @@
  * The caller's allocator need not be thread-safe: while workers run, every
  * call into it goes through one mutex (the counting allocator takes it; the
  * calling thread holds it while adding a tile and while the progress callback
- * runs). The same hook counts live and peak bytes for nm_build_stats. */
+ * runs). The system allocator is thread-safe, so without a caller's allocator
+ * nothing is serialised and the byte counters are updated atomically. The
+ * same hook counts live and peak bytes for nm_build_stats. */
 #if !defined(_WIN32) && !defined(NM_NO_THREADS)
 #  define NM_USE_PTHREADS 1
 #  include <pthread.h>
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#  define NM_ATOMIC_COUNT 1   /* __atomic builtins for the byte counters */
 #endif
 #include "nm_driver.h"
 
@@ -36,17 +41,31 @@ static void unlock_alloc(void *lock) {
 #endif
 }
 
+/* Adds nsize and takes osize from the live bytes and raises the high-water
+ * mark; with c->shared, atomically (workers count at the same time). */
+static void count_bytes(nm_counting_alloc *c, size_t nsize, size_t osize) {
+#ifdef NM_ATOMIC_COUNT
+  if (c->shared) {
+    size_t cur = __atomic_add_fetch(&c->cur, nsize - osize, __ATOMIC_RELAXED); /* mod 2^N */
+    size_t peak = __atomic_load_n(&c->peak, __ATOMIC_RELAXED);
+    while (cur > peak && !__atomic_compare_exchange_n(&c->peak, &peak, cur, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+    }
+    return;
+  }
+#endif
+  c->cur = c->cur + nsize - osize;
+  if (c->cur > c->peak) c->peak = c->cur;
+}
+
 void *nm_counting_fn(void *ud, void *ptr, size_t osize, size_t nsize) {
   nm_counting_alloc *c = (nm_counting_alloc *)ud;
   void *r;
   lock_alloc(c->lock);
   r = c->base.fn(c->base.ud, ptr, osize, nsize);
   if (nsize == 0) {
-    if (ptr) c->cur -= osize;
+    if (ptr) count_bytes(c, 0, osize);
   } else if (r) {
-    c->cur += nsize;
-    if (ptr) c->cur -= osize;
-    if (c->cur > c->peak) c->peak = c->cur;
+    count_bytes(c, nsize, ptr ? osize : 0);
   }
   unlock_alloc(c->lock);
   return r;
@@ -190,6 +209,20 @@ static nm_status finish_tile(pool *p, int i, nm_navmesh *mesh, nm_diag *diag, nm
 
 /* ---- the loop ---- */
 
+#ifdef NM_USE_PTHREADS
+/* Makes the counting allocator safe for several threads: atomic counters
+ * over the system allocator, else the mutex around every call. */
+static void share_counter(nm_counting_alloc *c, pthread_mutex_t *mutex) {
+#ifdef NM_ATOMIC_COUNT
+  if (c->system) {
+    c->shared = 1;
+    return;
+  }
+#endif
+  c->lock = mutex;
+}
+#endif
+
 /* Starts up to nthreads-1 workers; returns how many started. */
 static int start_workers(pool *p, void *threads_mem) {
 #ifdef NM_USE_PTHREADS
@@ -256,13 +289,14 @@ nm_status nm_build_tiles(nm_build_ctx *ctx, nm_navmesh *mesh, nm_diag *diag, nm_
       pthread_mutex_init(&p.jobs, NULL);
       pthread_mutex_init(&p.alloc, NULL);
       pthread_cond_init(&p.cv, NULL);
-      ctx->counter.lock = &p.alloc;
+      share_counter(&ctx->counter, &p.alloc);
     }
 #endif
     st = run_pool(&p, threads_mem, mesh, diag, stats);
 #ifdef NM_USE_PTHREADS
     if (p.nthreads > 1) {
       ctx->counter.lock = NULL;
+      ctx->counter.shared = 0;
       pthread_cond_destroy(&p.cv);
       pthread_mutex_destroy(&p.alloc);
       pthread_mutex_destroy(&p.jobs);

@@ -58,26 +58,26 @@ void nm_hf_free(nm_heightfield *hf) {
     nm_free(&hf->a, hf->spans, (size_t)hf->width * (size_t)hf->height * sizeof(nm_span *));
   hf->spans = NULL;
   hf->pools = NULL;
+  hf->pool_used = 0;
   hf->freelist = NULL;
 }
 
-/* Takes a span from the free list, adding a new pool when it is empty. */
+/* Takes a span from the free list, else the next unused one of the newest
+ * pool, adding a pool when that one is full. */
 static nm_span *hf_span_alloc(nm_heightfield *hf) {
-  nm_span *s;
-  if (!hf->freelist) {
-    int i;
+  nm_span *s = hf->freelist;
+  if (s) {
+    hf->freelist = s->next;
+    return s;
+  }
+  if (!hf->pools || hf->pool_used == NM_SPANS_PER_POOL) {
     nm_span_pool *p = (nm_span_pool *)nm_malloc(&hf->a, sizeof *p);
     if (!p) return NULL;
     p->next = hf->pools;
     hf->pools = p;
-    for (i = NM_SPANS_PER_POOL - 1; i >= 0; i--) {
-      p->items[i].next = hf->freelist;
-      hf->freelist = &p->items[i];
-    }
+    hf->pool_used = 0;
   }
-  s = hf->freelist;
-  hf->freelist = s->next;
-  return s;
+  return &hf->pools->items[hf->pool_used++];
 }
 
 /* Returns a swallowed span to the free list; pools are only freed with the
@@ -191,56 +191,64 @@ static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, i
   *nhi = b;
 }
 
-/* Extends the y range [*lo, *hi] by y. */
-static void y_extend(float y, float *lo, float *hi) {
-  if (y < *lo) *lo = y;
-  if (y > *hi) *hi = y;
-}
-
-/* split_poly along x for the cells of a row: keeps only the part above the
- * line (the rest of the row) and returns the vertex count and y range of
- * the part below (the cell piece), which is all its span needs. Same
- * arithmetic as split_poly, so the same spans. */
+/* split_poly along x for the cells of a row, on (x, y) pairs: a row strip
+ * needs no z any more, and x and y are computed as split_poly computes them,
+ * so the spans are the same. Keeps only the part right of the line (the
+ * rest of the row) in hi, and returns the vertex count and y range of the
+ * part left of it (the cell piece), which is all its span needs. */
 static int split_x(const float *in, int n, float *hi, int *nhi, float off, float *ylo,
                    float *yhi) {
-  float d[CLIP_CAP];
+  float d[CLIP_CAP], lo_y = FLT_MAX, hi_y = -FLT_MAX;
   int i, j, a = 0, b = 0, below = 0;
-  *ylo = FLT_MAX;
-  *yhi = -FLT_MAX;
   for (i = 0; i < n; i++) {
-    d[i] = off - in[i * 3];
+    d[i] = off - in[i * 2];
     below += d[i] > 0;
   }
   if (below == n) { /* the last cell of the row */
-    for (i = 0; i < n; i++) y_extend(in[i * 3 + 1], ylo, yhi);
+    for (i = 0; i < n; i++) {
+      lo_y = nm_minf(lo_y, in[i * 2 + 1]);
+      hi_y = nm_maxf(hi_y, in[i * 2 + 1]);
+    }
+    *ylo = lo_y;
+    *yhi = hi_y;
     *nhi = 0;
     return n;
   }
   for (i = 0, j = n - 1; i < n; j = i, i++) {
-    if ((d[i] >= 0) != (d[j] >= 0)) {
+    const float yi = in[i * 2 + 1];
+    if ((d[i] >= 0) != (d[j] >= 0)) { /* edge j -> i crosses the line */
       const float s = d[j] / (d[j] - d[i]);
-      float p[3];
-      p[0] = in[j * 3 + 0] + (in[i * 3 + 0] - in[j * 3 + 0]) * s;
-      p[1] = in[j * 3 + 1] + (in[i * 3 + 1] - in[j * 3 + 1]) * s;
-      p[2] = in[j * 3 + 2] + (in[i * 3 + 2] - in[j * 3 + 2]) * s;
+      const float px = in[j * 2] + (in[i * 2] - in[j * 2]) * s;
+      const float py = in[j * 2 + 1] + (yi - in[j * 2 + 1]) * s;
       a++;
-      y_extend(p[1], ylo, yhi);
-      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], p);
+      lo_y = nm_minf(lo_y, py);
+      hi_y = nm_maxf(hi_y, py);
+      if (b < CLIP_CAP) {
+        hi[b * 2] = px;
+        hi[b * 2 + 1] = py;
+        b++;
+      }
       if (d[i] > 0) {
         a++;
-        y_extend(in[i * 3 + 1], ylo, yhi);
-      } else if (d[i] < 0 && b < CLIP_CAP) {
-        nm_vcopy(&hi[3 * b++], &in[i * 3]);
+        lo_y = nm_minf(lo_y, yi);
+        hi_y = nm_maxf(hi_y, yi);
+        continue;
       }
-    } else {
-      if (d[i] >= 0) {
-        a++;
-        y_extend(in[i * 3 + 1], ylo, yhi);
-        if (d[i] != 0) continue;
-      }
-      if (b < CLIP_CAP) nm_vcopy(&hi[3 * b++], &in[i * 3]);
+      if (!(d[i] < 0)) continue;
+    } else if (d[i] >= 0) {
+      a++;
+      lo_y = nm_minf(lo_y, yi);
+      hi_y = nm_maxf(hi_y, yi);
+      if (d[i] != 0) continue;
+    }
+    if (b < CLIP_CAP) {
+      hi[b * 2] = in[i * 2];
+      hi[b * 2 + 1] = yi;
+      b++;
     }
   }
+  *ylo = lo_y;
+  *yhi = hi_y;
   *nhi = b;
   return a;
 }
@@ -259,41 +267,196 @@ typedef struct rast_ctx {
   int merge_climb;
 } rast_ctx;
 
-/* Adds the span of a cell piece with y range [lo, hi] at column (x, z). */
+/* Adds the span of a cell piece with y range [lo, hi] at column (x, z):
+ * floor(lo) and ceil(hi) in cell heights, clamped to the span range. The
+ * clipped values are >= 0, where floor is the truncation and ceil one more
+ * when the truncation lost something; NaN falls to the lower bound, as
+ * with floorf/ceilf and a clamp. */
 static nm_status rast_cell(const rast_ctx *rc, float lo, float hi, int x, int z, unsigned area) {
+  float vl, vh;
   int smin, smax;
   lo -= rc->hf->bmin[1];
   hi -= rc->hf->bmin[1];
   if (hi < 0.0f || lo > rc->by) return NM_OK;
-  if (lo < 0.0f) lo = 0.0f;
-  if (hi > rc->by) hi = rc->by;
-  smin = cell_clamp(floorf(lo * rc->ich), 0, NM_SPAN_MAX_HEIGHT - 1);
-  smax = cell_clamp(ceilf(hi * rc->ich), smin + 1, NM_SPAN_MAX_HEIGHT);
+  vl = (lo < 0.0f ? 0.0f : lo) * rc->ich;
+  vh = (hi > rc->by ? rc->by : hi) * rc->ich;
+  smin = !(vl >= 0.0f) ? 0 : vl >= (float)(NM_SPAN_MAX_HEIGHT - 1) ? NM_SPAN_MAX_HEIGHT - 1 : (int)vl;
+  if (!(vh >= 0.0f)) {
+    smax = smin + 1;
+  } else if (vh > (float)(NM_SPAN_MAX_HEIGHT - 1)) {
+    smax = NM_SPAN_MAX_HEIGHT;
+  } else {
+    smax = (int)vh;
+    smax += (float)smax < vh;
+    if (smax < smin + 1) smax = smin + 1;
+  }
   return hf_add_span(rc->hf, x, z, (unsigned)smin, (unsigned)smax, area, rc->merge_climb);
 }
 
-/* Cuts one row strip row[n] into cells and adds their spans; row is also
- * used as scratch. */
-static nm_status rast_row(const rast_ctx *rc, float *row, int n, int z, unsigned area) {
+/* ---- stage: cutting a row into cells ---- */
+
+/* A row strip being cut into cells from -x to +x. split_x keeps the rest
+ * of the strip as a polygon and copies it at every cell; but after a cut
+ * that polygon is, in cyclic order, the two points of the cut (X1 where
+ * the edge coming back from the right meets the line, then X2 where the
+ * edge going right leaves it) followed by vertices of the strip untouched
+ * so far. So the walk keeps just that: the front (X1, X2) and a range
+ * v[va..vb) of the strip's vertices (stored twice, so a range may wrap).
+ * Each cut computes exactly the crossings split_x would, from the same
+ * edges, so pieces and spans are the same; it only looks at the front and
+ * the ends of the range. That holds while no vertex lies on a cut line and
+ * the untouched vertices rise then fall in x (then only the ends of the
+ * range can reach the next line); otherwise the walk hands the polygon to
+ * split_x. */
+typedef struct row_walk {
+  float v[4 * CLIP_CAP];  /* the strip's vertices (x, y), twice over */
+  int n;                  /* vertices of the strip */
+  float f[4];             /* front: X1, X2 (x, y) */
+  int nf;                 /* 0 before the first cut, then 2 */
+  int va, vb;             /* untouched vertices v[va..vb) after the front */
+  int done;               /* the last piece has been cut: nothing is left */
+} row_walk;
+
+/* Where edge pj -> pi (distances dj, di from the line: off - x) crosses
+ * the line, in split_x's arithmetic. */
+static inline void rw_cross(const float *pj, const float *pi, float dj, float di, float *out) {
+  const float t = dj / (dj - di);
+  out[0] = pj[0] + (pi[0] - pj[0]) * t;
+  out[1] = pj[1] + (pi[1] - pj[1]) * t;
+}
+
+/* x rises (or stays), then falls (or stays) along v[p..q). */
+static int rw_unimodal(const float *v, int p, int q) {
+  int k = p + 1;
+  while (k < q && v[k * 2] >= v[(k - 1) * 2]) k++;
+  while (k < q && v[k * 2] <= v[(k - 1) * 2]) k++;
+  return k == q;
+}
+
+/* The first cut, with the whole strip untouched: the vertices left of the
+ * line must form one run, those right of it the other, none on the line,
+ * and the right run must be unimodal in x. Returns the piece's vertex
+ * count (its y range in *ylo, *yhi), or -1 when the strip is not of that
+ * shape (nothing is changed then). */
+static int rw_start(row_walk *w, float off, float *ylo, float *yhi) {
+  const int n = w->n;
+  float d[CLIP_CAP], lo = FLT_MAX, hi = -FLT_MAX;
+  int k, nl = 0, p = -1;
+  for (k = 0; k < n; k++) {
+    d[k] = off - w->v[k * 2];
+    if (d[k] == 0) return -1;
+    if (d[k] < 0) continue;
+    nl++;
+    lo = nm_minf(lo, w->v[k * 2 + 1]);
+    hi = nm_maxf(hi, w->v[k * 2 + 1]);
+  }
+  *ylo = lo;
+  *yhi = hi;
+  if (nl == 0) return 0; /* all right of the line: nothing cut off yet */
+  if (nl == n) {         /* all left: the strip is the last piece */
+    w->done = 1;
+    return n;
+  }
+  for (k = 0; k < n; k++) /* the right run starts after a left vertex, once */
+    if (d[k] < 0 && d[k > 0 ? k - 1 : n - 1] > 0) {
+      if (p >= 0) return -1;
+      p = k;
+    }
+  if (!rw_unimodal(w->v, p, p + n - nl)) return -1;
+  w->va = p;
+  w->vb = p + n - nl;
+  rw_cross(&w->v[(w->vb - 1) * 2], &w->v[w->vb * 2], d[(w->vb - 1) % n], d[w->vb % n], &w->f[0]);
+  rw_cross(&w->v[(p > 0 ? p - 1 : n - 1) * 2], &w->v[p * 2], d[p > 0 ? p - 1 : n - 1], d[p], &w->f[2]);
+  w->nf = 2;
+  *ylo = nm_minf(lo, nm_minf(w->f[1], w->f[3]));
+  *yhi = nm_maxf(hi, nm_maxf(w->f[1], w->f[3]));
+  return nl + 2;
+}
+
+/* A later cut: the front lies left of the line; untouched vertices that
+ * reach it now are taken from the ends of the range. Same result and -1
+ * rule as rw_start. */
+static int rw_cut(row_walk *w, float off, float *ylo, float *yhi) {
+  const float d0 = off - w->f[0], d1 = off - w->f[2];
+  float lo = nm_minf(w->f[1], w->f[3]), hi = nm_maxf(w->f[1], w->f[3]);
+  float dp = 0, dq = 0, dlast = d1, dfirst = d0, x1[2];
+  int p = w->va, q = w->vb, count;
+  if (!(d0 > 0) || !(d1 > 0)) return -1;
+  while (p < q && (dp = off - w->v[p * 2]) >= 0) { /* the range's head reaches the line */
+    if (dp == 0) return -1;
+    lo = nm_minf(lo, w->v[p * 2 + 1]);
+    hi = nm_maxf(hi, w->v[p * 2 + 1]);
+    dlast = dp;
+    p++;
+  }
+  if (p == q) { /* everything is left: the last piece */
+    *ylo = lo;
+    *yhi = hi;
+    w->done = 1;
+    return 2 + w->vb - w->va;
+  }
+  while ((dq = off - w->v[(q - 1) * 2]) >= 0) { /* its tail; stops at v[p] at the latest */
+    if (dq == 0) return -1;
+    lo = nm_minf(lo, w->v[(q - 1) * 2 + 1]);
+    hi = nm_maxf(hi, w->v[(q - 1) * 2 + 1]);
+    dfirst = dq;
+    q--;
+  }
+  count = 4 + (p - w->va) + (w->vb - q);
+  rw_cross(&w->v[(q - 1) * 2], q < w->vb ? &w->v[q * 2] : &w->f[0], dq, dfirst, x1);
+  rw_cross(p > w->va ? &w->v[(p - 1) * 2] : &w->f[2], &w->v[p * 2], dlast, dp, &w->f[2]);
+  w->f[0] = x1[0];
+  w->f[1] = x1[1];
+  w->va = p;
+  w->vb = q;
+  *ylo = nm_minf(lo, nm_minf(w->f[1], w->f[3]));
+  *yhi = nm_maxf(hi, nm_maxf(w->f[1], w->f[3]));
+  return count;
+}
+
+/* The walk's polygon as split_x keeps it (front, then the range); returns
+ * its vertex count. */
+static int rw_flatten(const row_walk *w, float *out) {
+  int k, n = 0;
+  if (w->done) return 0;
+  for (k = 0; k < w->nf * 2; k++) out[n++] = w->f[k];
+  for (k = (w->nf ? w->va : 0) * 2; k < (w->nf ? w->vb : w->n) * 2; k++) out[n++] = w->v[k];
+  return n / 2;
+}
+
+/* Cuts one row strip row[n] (x, y, z) into cells and adds their spans:
+ * by the walk while it can, then by split_x. */
+static nm_status rast_row(const rast_ctx *rc, const float *row, int n, int z, unsigned area) {
   const nm_heightfield *hf = rc->hf;
-  float buf[CLIP_CAP * 3];
-  float *rest = row, *other = buf;
+  float buf[2][CLIP_CAP * 2];
+  float *rest = buf[0], *other = buf[1];
   float minx = row[0], maxx = row[0];
-  int i, x, x0, x1, nc;
-  for (i = 1; i < n; i++) {
+  row_walk w;
+  int i, x, x0, x1, nc, walking = 1;
+  for (i = 0; i < n; i++) {
     minx = nm_minf(minx, row[i * 3]);
     maxx = nm_maxf(maxx, row[i * 3]);
+    w.v[i * 2] = w.v[(i + n) * 2] = row[i * 3];
+    w.v[i * 2 + 1] = w.v[(i + n) * 2 + 1] = row[i * 3 + 1];
   }
+  w.n = n;
+  w.nf = w.done = 0;
   x0 = cell_clamp((minx - hf->bmin[0]) * rc->ics, -1, hf->width);
   x1 = cell_clamp((maxx - hf->bmin[0]) * rc->ics, -1, hf->width);
   if (x1 < 0 || x0 >= hf->width) return NM_OK;
   if (x1 > hf->width - 1) x1 = hf->width - 1;
   for (x = x0; x <= x1; x++) {
+    const float off = (hf->bmin[0] + (float)x * hf->cs) + hf->cs;
     float *t, ylo, yhi;
-    nc = split_x(rest, n, other, &n, (hf->bmin[0] + (float)x * hf->cs) + hf->cs, &ylo, &yhi);
-    t = rest;
-    rest = other;
-    other = t;
+    nc = !walking ? -1 : w.done ? 0 : w.nf ? rw_cut(&w, off, &ylo, &yhi) : rw_start(&w, off, &ylo, &yhi);
+    if (nc < 0) {
+      if (walking) n = rw_flatten(&w, rest);
+      walking = 0;
+      nc = split_x(rest, n, other, &n, off, &ylo, &yhi);
+      t = rest;
+      rest = other;
+      other = t;
+    }
     if (nc < 3 || x < 0) continue;
     if (rast_cell(rc, ylo, yhi, x, z, area) != NM_OK) return NM_ERR_NOMEM;
   }

@@ -18,16 +18,12 @@
 #define WS_NB_STACKS 8
 #define WS_EXPAND_ITERS 8
 
-typedef struct ws_entry {
-  int x, z, i;
-} ws_entry;
-
 typedef struct ws_dirty {
   int i, r, d;
 } ws_dirty;
 
 typedef struct ws_stack {
-  ws_entry *v;
+  int *v;               /* span indices */
   int n, cap;
 } ws_stack;
 
@@ -40,14 +36,11 @@ typedef struct ws_ctx {
   int dirty_cap;
 } ws_ctx;
 
-/* Appends (x, z, i) to s, growing it through the chf's allocator. */
-static nm_status ws_push(ws_ctx *w, ws_stack *s, int x, int z, int i) {
+/* Appends span i to s, growing it through the chf's allocator. */
+static nm_status ws_push(ws_ctx *w, ws_stack *s, int i) {
   if (s->n == s->cap && nm_grow(&w->chf->a, &s->v, &s->cap, s->n + 1, sizeof *s->v) != NM_OK)
     return NM_ERR_NOMEM;
-  s->v[s->n].x = x;
-  s->v[s->n].z = z;
-  s->v[s->n].i = i;
-  s->n++;
+  s->v[s->n++] = i;
   return NM_OK;
 }
 
@@ -56,42 +49,35 @@ static nm_status ws_push(ws_ctx *w, ws_stack *s, int x, int z, int i) {
 static nm_status ws_sort_levels(ws_ctx *w, int level) {
   const nm_chf *chf = w->chf;
   const int start = level >> 1;
-  int k, x, z, i;
+  int k, i;
   for (k = 0; k < WS_NB_STACKS; k++) w->lvl[k].n = 0;
-  for (z = 0; z < chf->height; z++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + z * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++) {
-        int sid;
-        if (chf->areas[i] == NM_NULL_AREA || w->reg[i] != 0) continue;
-        sid = start - (chf->dist[i] >> 1);
-        if (sid >= WS_NB_STACKS) continue;
-        if (sid < 0) sid = 0;
-        if (ws_push(w, &w->lvl[sid], x, z, i) != NM_OK) return NM_ERR_NOMEM;
-      }
-    }
+  for (i = 0; i < chf->span_count; i++) { /* span order is column order */
+    int sid;
+    if (chf->areas[i] == NM_NULL_AREA || w->reg[i] != 0) continue;
+    sid = start - (chf->dist[i] >> 1);
+    if (sid >= WS_NB_STACKS) continue;
+    if (sid < 0) sid = 0;
+    if (ws_push(w, &w->lvl[sid], i) != NM_OK) return NM_ERR_NOMEM;
+  }
   return NM_OK;
 }
 
 /* Carries the still unassigned entries of src over to dst. */
 static nm_status ws_append(ws_ctx *w, const ws_stack *src, ws_stack *dst) {
   int j;
-  for (j = 0; j < src->n; j++) {
-    const ws_entry *e = &src->v[j];
-    if (w->reg[e->i] != 0) continue;
-    if (ws_push(w, dst, e->x, e->z, e->i) != NM_OK) return NM_ERR_NOMEM;
-  }
+  for (j = 0; j < src->n; j++)
+    if (w->reg[src->v[j]] == 0 && ws_push(w, dst, src->v[j]) != NM_OK) return NM_ERR_NOMEM;
   return NM_OK;
 }
 
-/* Region that entry e would join: the neighbour (same area, not a border
+/* Region that span i would join: the neighbour (same area, not a border
  * region) with the smallest distance to its seed; 0 when none. */
-static int ws_best_neighbour(const ws_ctx *w, const ws_entry *e, int *dist) {
+static int ws_best_neighbour(const ws_ctx *w, int i, int *dist) {
   const nm_chf *chf = w->chf;
-  const uint8_t area = chf->areas[e->i];
-  int dir, r = w->reg[e->i], d2 = 0xffff;
+  const uint8_t area = chf->areas[i];
+  int dir, r = w->reg[i], d2 = 0xffff;
   for (dir = 0; dir < 4; dir++) {
-    const int ni = nm_chf_nei(chf, e->x, e->z, e->i, dir);
+    const int ni = nm_chf_nei(chf, i, dir);
     int nr;
     if (ni < 0 || chf->areas[ni] != area) continue;
     nr = w->reg[ni];
@@ -111,9 +97,9 @@ static int ws_grow_round(ws_ctx *w, ws_stack *s) {
   int j, k = 0, nd = 0;
   for (j = 0; j < s->n; j++) {
     int d2;
-    const int r = ws_best_neighbour(w, &s->v[j], &d2);
+    const int r = ws_best_neighbour(w, s->v[j], &d2);
     if (r) {
-      w->dirty[nd].i = s->v[j].i;
+      w->dirty[nd].i = s->v[j];
       w->dirty[nd].r = r;
       w->dirty[nd].d = d2;
       nd++;
@@ -137,7 +123,7 @@ static nm_status ws_expand(ws_ctx *w, ws_stack *s, int level, int max_iter) {
    * are dropped; the survivors keep their order, which the seeding pass
    * after the growth depends on. */
   for (j = 0; j < s->n; j++)
-    if (w->reg[s->v[j].i] == 0) s->v[k++] = s->v[j];
+    if (w->reg[s->v[j]] == 0) s->v[k++] = s->v[j];
   s->n = k;
   if (nm_grow(&w->chf->a, &w->dirty, &w->dirty_cap, s->n, sizeof *w->dirty) != NM_OK)
     return NM_ERR_NOMEM;
@@ -152,68 +138,63 @@ static nm_status ws_expand(ws_ctx *w, ws_stack *s, int level, int max_iter) {
  * final growth. */
 static nm_status ws_fill_rest(ws_ctx *w) {
   const nm_chf *chf = w->chf;
-  int x, z, i;
+  int i;
   w->stack.n = 0;
-  for (z = 0; z < chf->height; z++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + z * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++)
-        if (w->reg[i] == 0 && chf->areas[i] != NM_NULL_AREA)
-          if (ws_push(w, &w->stack, x, z, i) != NM_OK) return NM_ERR_NOMEM;
-    }
+  for (i = 0; i < chf->span_count; i++)
+    if (w->reg[i] == 0 && chf->areas[i] != NM_NULL_AREA && ws_push(w, &w->stack, i) != NM_OK)
+      return NM_ERR_NOMEM;
   return NM_OK;
 }
 
-/* Region met next to span e (directly, or diagonally via the neighbour),
+/* Region met next to span i (directly, or diagonally via the neighbour),
  * other than r; 0 when none. Border regions count only diagonally. */
-static int ws_other_region(const ws_ctx *w, const ws_entry *e, int r) {
+static int ws_other_region(const ws_ctx *w, int i, int r) {
   const nm_chf *chf = w->chf;
-  const uint8_t area = chf->areas[e->i];
+  const uint8_t area = chf->areas[i];
   int dir;
   for (dir = 0; dir < 4; dir++) {
-    const int ni = nm_chf_nei(chf, e->x, e->z, e->i, dir);
+    const int ni = nm_chf_nei(chf, i, dir);
     int nr, di;
     if (ni < 0 || chf->areas[ni] != area) continue;
     nr = w->reg[ni];
     if (nr & NM_BORDER_REG) continue;
     if (nr != 0 && nr != r) return nr;
-    di = nm_chf_nei(chf, e->x + nm_dir_dx(dir), e->z + nm_dir_dy(dir), ni, (dir + 1) & 3);
+    di = nm_chf_nei(chf, ni, (dir + 1) & 3);
     if (di < 0 || chf->areas[di] != area) continue;
     if (w->reg[di] != 0 && w->reg[di] != r) return w->reg[di];
   }
   return 0;
 }
 
-/* Floods new region r from seed e over spans at distance >= level - 2 of
- * the same area, stopping at spans that touch another region. *grew tells
- * whether any span kept the region. */
-static nm_status ws_flood(ws_ctx *w, const ws_entry *seed, int level, int r, int *grew) {
+/* Floods new region r from seed span over spans at distance >= level - 2
+ * of the same area, stopping at spans that touch another region. *grew
+ * tells whether any span kept the region. */
+static nm_status ws_flood(ws_ctx *w, int seed, int level, int r, int *grew) {
   const nm_chf *chf = w->chf;
-  const uint8_t area = chf->areas[seed->i];
+  const uint8_t area = chf->areas[seed];
   const int lev = level >= 2 ? level - 2 : 0;
   int dir, count = 0;
   w->stack.n = 0;
-  if (ws_push(w, &w->stack, seed->x, seed->z, seed->i) != NM_OK) return NM_ERR_NOMEM;
-  w->reg[seed->i] = (uint16_t)r;
-  w->rdist[seed->i] = 0;
+  if (ws_push(w, &w->stack, seed) != NM_OK) return NM_ERR_NOMEM;
+  w->reg[seed] = (uint16_t)r;
+  w->rdist[seed] = 0;
   /* Depth-first fill. A span touching another region (directly or across a
    * diagonal) is given back (region 0) and not expanded: the watershed
    * line between two basins stays unassigned until the growth rounds. */
   while (w->stack.n > 0) {
-    const ws_entry e = w->stack.v[--w->stack.n];
-    if (ws_other_region(w, &e, r)) {
-      w->reg[e.i] = 0;
+    const int e = w->stack.v[--w->stack.n];
+    if (ws_other_region(w, e, r)) {
+      w->reg[e] = 0;
       continue;
     }
     count++;
     for (dir = 0; dir < 4; dir++) {
-      const int ni = nm_chf_nei(chf, e.x, e.z, e.i, dir);
+      const int ni = nm_chf_nei(chf, e, dir);
       if (ni < 0 || chf->areas[ni] != area) continue;
       if (chf->dist[ni] >= lev && w->reg[ni] == 0) {
         w->reg[ni] = (uint16_t)r;
         w->rdist[ni] = 0;
-        if (ws_push(w, &w->stack, e.x + nm_dir_dx(dir), e.z + nm_dir_dy(dir), ni) != NM_OK)
-          return NM_ERR_NOMEM;
+        if (ws_push(w, &w->stack, ni) != NM_OK) return NM_ERR_NOMEM;
       }
     }
   }
@@ -226,8 +207,8 @@ static nm_status ws_seed_regions(ws_ctx *w, const ws_stack *s, int level, int *i
   int j;
   for (j = 0; j < s->n; j++) {
     int grew;
-    if (w->reg[s->v[j].i] != 0) continue;
-    if (ws_flood(w, &s->v[j], level, *id, &grew) != NM_OK) return NM_ERR_NOMEM;
+    if (w->reg[s->v[j]] != 0) continue;
+    if (ws_flood(w, s->v[j], level, *id, &grew) != NM_OK) return NM_ERR_NOMEM;
     if (grew && ++*id > NM_RG_MAX_ID) return NM_ERR_PARAM; /* too many regions */
   }
   return NM_OK;
@@ -263,8 +244,8 @@ static void ws_free(ws_ctx *w) {
   int k;
   nm_free(a, w->reg, n * sizeof *w->reg);
   nm_free(a, w->rdist, n * sizeof *w->rdist);
-  for (k = 0; k < WS_NB_STACKS; k++) nm_free(a, w->lvl[k].v, (size_t)w->lvl[k].cap * sizeof(ws_entry));
-  nm_free(a, w->stack.v, (size_t)w->stack.cap * sizeof(ws_entry));
+  for (k = 0; k < WS_NB_STACKS; k++) nm_free(a, w->lvl[k].v, (size_t)w->lvl[k].cap * sizeof(int));
+  nm_free(a, w->stack.v, (size_t)w->stack.cap * sizeof(int));
   nm_free(a, w->dirty, (size_t)w->dirty_cap * sizeof(ws_dirty));
 }
 

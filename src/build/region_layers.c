@@ -11,8 +11,7 @@
 
 /* Records span i's region: size, y range, area, neighbours (unique) and
  * whether it touches a border region. */
-static nm_status layer_note_span(nm_rg_set *set, const nm_chf *chf, const uint16_t *reg, int x, int z,
-                                 int i) {
+static nm_status layer_note_span(nm_rg_set *set, const nm_chf *chf, const uint16_t *reg, int i) {
   const int ri = reg[i];
   nm_rg_region *R = &set->regs[ri];
   int dir;
@@ -21,7 +20,7 @@ static nm_status layer_note_span(nm_rg_set *set, const nm_chf *chf, const uint16
   if (chf->spans[i].y > R->ymax) R->ymax = chf->spans[i].y;
   R->area = chf->areas[i];
   for (dir = 0; dir < 4; dir++) {
-    const int ni = nm_chf_nei(chf, x, z, i, dir);
+    const int ni = nm_chf_nei(chf, i, dir);
     int rn;
     if (ni < 0) continue;
     rn = reg[ni];
@@ -42,7 +41,7 @@ static nm_status layer_note_column(nm_rg_set *set, const nm_chf *chf, const uint
   for (i = b; i < e; i++) {
     const int ri = reg[i];
     if (ri == 0 || ri >= set->nreg) continue;
-    if (layer_note_span(set, chf, reg, x, z, i) != NM_OK) return NM_ERR_NOMEM;
+    if (layer_note_span(set, chf, reg, i) != NM_OK) return NM_ERR_NOMEM;
     for (j = i + 1; j < e; j++) {
       const int rj = reg[j];
       if (rj == 0 || rj >= set->nreg || rj == ri) continue;

@@ -125,7 +125,8 @@ void nm_rg_paint_borders(const nm_chf *chf, int border, uint16_t *reg, int *next
     for (z = rect[k][2]; z < rect[k][3]; z++)
       for (x = rect[k][0]; x < rect[k][1]; x++) {
         const nm_ccell *c = &chf->cells[x + z * w];
-        for (i = (int)c->index; i < (int)(c->index + c->count); i++)
+        const int end = (int)(c->index + c->count);
+        for (i = (int)c->index; i < end; i++)
           if (chf->areas[i] != NM_NULL_AREA) reg[i] = id;
       }
     (*next_id)++;
@@ -152,19 +153,19 @@ int nm_rg_compact_ids(nm_rg_set *set, const nm_chf *chf, uint16_t *reg) {
 
 /* ---- neighbours and floors ---- */
 
-/* Walks the outline of the region of span i (column x, z), starting at its
- * edge in direction dir, recording the sequence of regions across it. */
+/* Walks the outline of the region of span i, starting at its edge in
+ * direction dir, recording the sequence of regions across it. */
 static nm_status rg_walk_contour(nm_rg_set *set, nm_rg_list *cont, const nm_chf *chf,
-                                 const uint16_t *reg, int x, int z, int i, int dir) {
+                                 const uint16_t *reg, int i, int dir) {
   const int start_dir = dir, start_i = i;
-  int ni = nm_chf_nei(chf, x, z, i, dir), cur = ni >= 0 ? reg[ni] : 0, iter = 0;
+  int ni = nm_chf_nei(chf, i, dir), cur = ni >= 0 ? reg[ni] : 0, iter = 0;
   if (nm_rg_push(set, cont, cur) != NM_OK) return NM_ERR_NOMEM;
   /* Right-hand wall following around the region: at an edge turn right
    * (clockwise), otherwise step forward and turn left. Recast's 40000 step
    * cap bounds the walk on pathological outlines. */
   while (++iter < 40000) {
     int r;
-    ni = nm_chf_nei(chf, x, z, i, dir);
+    ni = nm_chf_nei(chf, i, dir);
     r = ni >= 0 ? reg[ni] : 0;
     if (r != reg[i]) { /* an edge of the region: note the region beyond, turn right */
       if (r != cur) {
@@ -173,8 +174,6 @@ static nm_status rg_walk_contour(nm_rg_set *set, nm_rg_list *cont, const nm_chf 
       }
       dir = (dir + 1) & 3;
     } else { /* step into the neighbour and turn left */
-      x += nm_dir_dx(dir);
-      z += nm_dir_dy(dir);
       i = ni;
       dir = (dir + 3) & 3;
     }
@@ -185,10 +184,10 @@ static nm_status rg_walk_contour(nm_rg_set *set, nm_rg_list *cont, const nm_chf 
 }
 
 /* First direction in which span i borders another region, or -1. */
-static int rg_edge_dir(const nm_chf *chf, const uint16_t *reg, int x, int z, int i) {
+static int rg_edge_dir(const nm_chf *chf, const uint16_t *reg, int i) {
   int dir;
   for (dir = 0; dir < 4; dir++) {
-    const int ni = nm_chf_nei(chf, x, z, i, dir);
+    const int ni = nm_chf_nei(chf, i, dir);
     if ((ni >= 0 ? reg[ni] : 0) != reg[i]) return dir;
   }
   return -1;
@@ -196,16 +195,15 @@ static int rg_edge_dir(const nm_chf *chf, const uint16_t *reg, int x, int z, int
 
 /* Counts the spans of span i's region, records the regions sharing its
  * column as floors, and walks the outline once per region. */
-static nm_status rg_collect_span(nm_rg_set *set, const nm_chf *chf, const uint16_t *reg, int x, int z,
-                                 int i) {
-  const nm_ccell *c = &chf->cells[x + z * chf->width];
-  const int r = reg[i];
+static nm_status rg_collect_span(nm_rg_set *set, const nm_chf *chf, const uint16_t *reg,
+                                 const nm_ccell *c, int i) {
+  const int r = reg[i], end = (int)(c->index + c->count);
   nm_rg_region *R;
   int j, dir;
   if (r == 0 || r >= set->nreg) return NM_OK;
   R = &set->regs[r];
   R->span_count++;
-  for (j = (int)c->index; j < (int)(c->index + c->count); j++) {
+  for (j = (int)c->index; j < end; j++) {
     const int f = reg[j];
     if (j == i || f == 0 || f >= set->nreg) continue;
     if (f == r) R->overlap = 1;
@@ -213,20 +211,21 @@ static nm_status rg_collect_span(nm_rg_set *set, const nm_chf *chf, const uint16
   }
   if (R->cons.len > 0) return NM_OK;
   R->area = chf->areas[i];
-  dir = rg_edge_dir(chf, reg, x, z, i);
+  dir = rg_edge_dir(chf, reg, i);
   if (dir < 0) return NM_OK;
-  return rg_walk_contour(set, &R->cons, chf, reg, x, z, i, dir);
+  return rg_walk_contour(set, &R->cons, chf, reg, i, dir);
 }
 
 /* rg_collect_span over every span, column by column. */
 static nm_status rg_collect(nm_rg_set *set, const nm_chf *chf, const uint16_t *reg) {
-  int x, z, i;
-  for (z = 0; z < chf->height; z++)
-    for (x = 0; x < chf->width; x++) {
-      const nm_ccell *c = &chf->cells[x + z * chf->width];
-      for (i = (int)c->index; i < (int)(c->index + c->count); i++)
-        if (rg_collect_span(set, chf, reg, x, z, i) != NM_OK) return NM_ERR_NOMEM;
-    }
+  const int ncols = chf->width * chf->height;
+  int c, i;
+  for (c = 0; c < ncols; c++) {
+    const nm_ccell *cell = &chf->cells[c];
+    const int end = (int)(cell->index + cell->count);
+    for (i = (int)cell->index; i < end; i++)
+      if (rg_collect_span(set, chf, reg, cell, i) != NM_OK) return NM_ERR_NOMEM;
+  }
   return NM_OK;
 }
 

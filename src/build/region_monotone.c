@@ -39,11 +39,11 @@ static int sweep_max_row(const nm_chf *chf) {
   return best + 1;
 }
 
-/* Assigns span i (column x, z) to a run of this row: the run of its -x
+/* Assigns span i to a run of this row: the run of its -x
  * neighbour or a new one (*nrun); notes its link to the row below. */
-static void sweep_span(sweep_ctx *s, int x, int z, int i, int *nrun) {
+static void sweep_span(sweep_ctx *s, int i, int *nrun) {
   const nm_chf *chf = s->chf;
-  const int left = nm_chf_nei(chf, x, z, i, 0), down = nm_chf_nei(chf, x, z, i, 3);
+  const int left = nm_chf_nei(chf, i, 0), down = nm_chf_nei(chf, i, 3);
   int run = 0;
   if (left >= 0 && !(s->reg[left] & NM_BORDER_REG) && chf->areas[left] == chf->areas[i])
     run = s->reg[left];
@@ -103,7 +103,7 @@ static nm_status sweep_rows(sweep_ctx *s, int border, int *id) {
     for (x = border; x < chf->width - border; x++) {
       const nm_ccell *c = &chf->cells[x + z * chf->width];
       for (i = (int)c->index; i < (int)(c->index + c->count); i++)
-        if (chf->areas[i] != NM_NULL_AREA) sweep_span(s, x, z, i, &nrun);
+        if (chf->areas[i] != NM_NULL_AREA) sweep_span(s, i, &nrun);
     }
     if (sweep_finish_row(s, z, border, nrun, id) != NM_OK) return NM_ERR_PARAM;
   }

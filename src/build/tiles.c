@@ -113,9 +113,10 @@ static nm_status stage_heightfield(tile_work *w, nm_build_stats *s, double *t0) 
   if ((st = nm_hf_init(&w->hf, w->a, rc->width, rc->height, w->bmin, w->bmax, rc->cs, rc->ch)) < 0) return st;
   if ((st = tile_rasterize(w)) < 0) return st;
   lap(&s->ms_rasterize, t0);
-  if (cfg->filter_low_hanging) nm_hf_filter_low_hanging(&w->hf, rc->walkable_climb);
-  if (cfg->filter_ledges) nm_hf_filter_ledges(&w->hf, rc->walkable_height, rc->walkable_climb);
-  if (cfg->filter_low_height) nm_hf_filter_low_height(&w->hf, rc->walkable_height);
+  nm_hf_filter(&w->hf,
+               (cfg->filter_low_hanging ? NM_FILTER_LOW_HANGING : 0) | (cfg->filter_ledges ? NM_FILTER_LEDGES : 0) |
+                   (cfg->filter_low_height ? NM_FILTER_LOW_HEIGHT : 0),
+               rc->walkable_height, rc->walkable_climb);
   lap(&s->ms_filter, t0);
   return NM_OK;
 }
