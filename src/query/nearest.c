@@ -4,7 +4,10 @@
  * polygons inside a tile in BV-tree order; the first polygon with the
  * smallest distance wins. A point standing over a polygon measures only its
  * height above it, minus the climb height (so the floor under an agent beats
- * a wall closer in straight-line distance), as Detour does. */
+ * a wall closer in straight-line distance), as Detour does. Two shortcuts
+ * keep Detour's answer: a distance of 0 cannot be beaten (the first one
+ * wins), so the search stops there; and a polygon whose BV box lies farther
+ * from the point in X/Z than the best distance is not measured. */
 #include "nm_query.h"
 
 /* What the tiles of one search share: the query and the best so far. */
@@ -17,6 +20,26 @@ typedef struct nearest_ctx {
   int over;
 } nearest_ctx;
 
+/* A lower bound of the squared distance from c to a polygon inside BV node
+ * n of tile t: its X/Z distance to the node's box (a point outside the box
+ * is not over the polygon, so the polygon's distance is 3-D). The box is
+ * widened by one quantum on each side (Recast truncates the upper bounds of
+ * detail-mesh boxes, so a polygon may reach up to one quantum past them)
+ * and by a relative 1e-5 against rounding. */
+static float box_bound_xz(const nm_tile *t, const nm_bvnode *n, const float *c) {
+  const nm_tile_header *h = t->header;
+  const float inv = 1.0f / h->bv_quant_factor;
+  float d = 0;
+  int i;
+  for (i = 0; i <= 2; i += 2) {
+    const float lo = h->bmin[i] + n->bmin[i] * inv, hi = h->bmin[i] + n->bmax[i] * inv;
+    const float pad = inv + 1e-5f * (fabsf(lo) + fabsf(hi) + 1.0f);
+    const float e = c[i] < lo - pad ? lo - pad - c[i] : c[i] > hi + pad ? c[i] - hi - pad : 0.0f;
+    d += e * e;
+  }
+  return d * 0.999f;
+}
+
 /* Nearest candidate within one tile; updates the context. */
 static void nearest_in_tile(void *ud, const nm_tile *t) {
   nearest_ctx *c = (nearest_ctx *)ud;
@@ -24,12 +47,14 @@ static void nearest_in_tile(void *ud, const nm_tile *t) {
   const float climb = t->header->walkable_climb;
   nm_box_iter it;
   int ip;
+  if (c->best == 0) return; /* nothing beats 0 */
   nm_box_begin(&it, t, c->qmin, c->qmax);
   while ((ip = nm_box_next(&it)) >= 0) {
     const nm_poly *p = &t->polys[ip];
     float pt[3], diff[3], d;
     int on = 0;
     if (!nm_filter_pass(c->f, p)) continue;
+    if (t->bvtree && box_bound_xz(t, &t->bvtree[it.k - 1], c->center) >= c->best) continue;
     nm_closest_point_on_poly(c->m, base | (nm_polyref)ip, c->center, pt, &on);
     nm_vsub(diff, c->center, pt);
     if (on) {
@@ -43,6 +68,7 @@ static void nearest_in_tile(void *ud, const nm_tile *t) {
       c->ref = base | (nm_polyref)ip;
       nm_vcopy(c->pt, pt);
       c->over = on;
+      if (d == 0) return;
     }
   }
 }
