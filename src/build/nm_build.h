@@ -203,6 +203,17 @@ NM_INTERNAL void nm_contours_free(nm_contour_set *cset);
 NM_INTERNAL nm_status nm_polymesh_build(const nm_contour_set *cset, int nvp, const nm_alloc *a,
                                         nm_polymesh *mesh);
 NM_INTERNAL void nm_polymesh_free(nm_polymesh *mesh);
+/* Greedy merging of the polygons of one contour or hole into convex ones:
+ * each round joins the pair (j < k) with the longest shared edge (smallest
+ * j, then k, on ties) and moves the last polygon into slot k. polys has
+ * *npolys records of nvp slots plus one scratch record; regs / areas (may
+ * be NULL) follow the polygons. how picks the method (AUTO: by size); all
+ * give the same result. NM_ERR_NOMEM leaves the polygons half merged. */
+#define NM_PM_MERGE_AUTO 0
+#define NM_PM_MERGE_SCAN 1      /* every pair each round: O(n^3) */
+#define NM_PM_MERGE_INCIDENCE 2 /* pairs sharing an edge, in a heap */
+NM_INTERNAL nm_status nm_polymesh_merge(uint16_t *polys, int *npolys, uint16_t *regs, uint16_t *areas,
+                                        const uint16_t *verts, int nvp, int how, const nm_alloc *a);
 /* detail.c */
 NM_INTERNAL nm_status nm_detail_build(const nm_polymesh *mesh, const nm_chf *chf, float sample_dist,
                                       float sample_max_error, const nm_alloc *a,

@@ -5,7 +5,9 @@
  * a looser fallback for outlines that touch themselves), its vertices are
  * welded to the mesh through a hash on (x, z) with a small y tolerance, and
  * its triangles are merged greedily into convex polygons of up to nvp
- * vertices (always the pair with the longest shared edge that stays convex).
+ * vertices (always the pair with the longest shared edge that stays convex;
+ * beyond a dozen triangles the candidate pairs come from vertex -> polygon
+ * lists and wait in a heap, so long thin contours do not cost n^3).
  * Vertices that only existed because of the tile border (NM_BORDER_VERTEX)
  * are then removed: the polygons around such a vertex are cut out, the hole
  * is re-triangulated and merged again. Finally the neighbour slots are built
@@ -143,6 +145,15 @@ static int pm_triangulate(int n, const int *verts, int *idx, int *tris) {
 
 /* ---- stage: merging triangles into convex polygons ---- */
 
+/* The merge test runs for most pairs the merging looks at: its callers
+ * want it inlined (GCC and clang stop doing so by themselves once it has
+ * two callers, which costs about 5% of the merging in tiled builds). */
+#if defined(__GNUC__)
+#  define PM_HOT static inline __attribute__((always_inline))
+#else
+#  define PM_HOT static inline
+#endif
+
 /* Vertices used in a polygon record (unused slots hold PM_NULL). */
 static int pm_count(const uint16_t *p, int nvp) {
   int i;
@@ -158,7 +169,7 @@ static int pm_uleft(const uint16_t *a, const uint16_t *b, const uint16_t *c) {
 /* How good merging pa and pb is: the squared length of their shared edge,
  * or -1 when they share none, would exceed nvp vertices, or would not be
  * convex. *ea / *eb get the shared edge in each. */
-static int pm_merge_value(const uint16_t *pa, const uint16_t *pb, const uint16_t *verts, int nvp, int *ea, int *eb) {
+PM_HOT int pm_merge_value(const uint16_t *pa, const uint16_t *pb, const uint16_t *verts, int nvp, int *ea, int *eb) {
   const int na = pm_count(pa, nvp), nb = pm_count(pb, nvp);
   int i, j, dx, dz;
   const uint16_t *va, *vb;
@@ -197,6 +208,7 @@ static void pm_merge_into(uint16_t *pa, const uint16_t *pb, int ea, int eb, uint
 }
 
 #define PM_MASKS 256   /* polygons whose vertex masks fit on the stack */
+#define PM_SCAN_MAX 12 /* more polygons than this merge through the incidence lists */
 
 /* A 64-bit summary of the vertices of polygon p: two polygons that share
  * an edge share vertices, so their masks meet (the reverse need not hold). */
@@ -207,14 +219,13 @@ static uint64_t pm_vertex_mask(const uint16_t *p, int nvp) {
   return m;
 }
 
-/* Greedy merging of polys[npolys] (nvp slots each; tmp has nvp more):
- * repeatedly joins the pair with the longest shared edge (the first such
- * pair on ties). regs, when given,
- * follows the polygons and becomes 0 for a merge of two regions. Returns
- * the new polygon count. Pairs whose vertex masks do not meet share no
- * edge and are skipped without the full test. */
-static int pm_merge_polys(uint16_t *polys, int npolys, uint16_t *regs, uint16_t *areas, const uint16_t *verts,
-                          int nvp) {
+/* Greedy merging by scanning every pair each round: repeatedly joins the
+ * pair (j, k), j < k, with the longest shared edge (the first such pair on
+ * ties) and moves the last polygon into slot k. O(n^3), for small sets.
+ * Returns the new polygon count. Pairs whose vertex masks do not meet
+ * share no edge and are skipped without the full test. */
+static int pm_merge_scan(uint16_t *polys, int npolys, uint16_t *regs, uint16_t *areas, const uint16_t *verts,
+                         int nvp) {
   uint16_t *tmp = &polys[npolys * nvp];
   uint64_t masks[PM_MASKS];
   const int filter = npolys <= PM_MASKS;
@@ -242,6 +253,272 @@ static int pm_merge_polys(uint16_t *polys, int npolys, uint16_t *regs, uint16_t 
     }
     npolys--;
   }
+}
+
+/* ---- merging large sets: vertex incidence and a heap of pairs ---- */
+
+/* A queued merge of slots j < k worth v along their edges ea / eb, with
+ * both slots' change counters at the time v was computed: it is stale once
+ * either slot has changed. */
+typedef struct pm_pair {
+  int v, j, k, sj, sk, ea, eb;
+} pm_pair;
+
+/* Scratch of the incidence merge. The vertices are relabelled 0..u-1
+ * (u <= nnodes); node s * nvp + i is corner i of slot s, kept in the
+ * doubly linked list of its vertex, so the polygons that can share an edge
+ * with a changed one are found without looking at the others. */
+typedef struct pm_inc {
+  const nm_alloc *a;
+  int nvp, nslots, nnodes;
+  uint16_t *cp;       /* the polygons in compact labels [nnodes] */
+  int *head, *cnt;    /* per vertex: first node, number of nodes [nnodes] */
+  int *nxt, *prv;     /* per node [nnodes] */
+  int *stamp, *mark;  /* per slot: change counter, last listing that met it */
+  int tok;
+  pm_pair *heap;      /* best pair first (pm_pair_before) */
+  int nheap, cap;
+} pm_inc;
+
+/* The merge order of the scan: larger value, then smaller j, then smaller
+ * k (the scan keeps the first maximum in (j, k) order). */
+static int pm_pair_before(const pm_pair *x, const pm_pair *y) {
+  if (x->v != y->v) return x->v > y->v;
+  if (x->j != y->j) return x->j < y->j;
+  return x->k < y->k;
+}
+
+static int pm_pair_live(const pm_inc *f, const pm_pair *p) {
+  return f->stamp[p->j] == p->sj && f->stamp[p->k] == p->sk;
+}
+
+static void pm_heap_up(pm_pair *h, int i) {
+  const pm_pair x = h[i];
+  while (i > 0 && pm_pair_before(&x, &h[(i - 1) / 2])) {
+    h[i] = h[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h[i] = x;
+}
+
+static void pm_heap_down(pm_pair *h, int n, int i) {
+  const pm_pair x = h[i];
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && pm_pair_before(&h[c + 1], &h[c])) c++;
+    if (!pm_pair_before(&h[c], &x)) break;
+    h[i] = h[c];
+    i = c;
+  }
+  h[i] = x;
+}
+
+/* Makes room for one more pair: a full heap first drops its stale pairs
+ * and only grows (by half) when that frees less than half of it, so its
+ * size stays within twice the live pairs (plus the initial capacity). */
+static nm_status pm_heap_room(pm_inc *f) {
+  int i, n = 0, ncap;
+  pm_pair *h;
+  if (f->nheap < f->cap) return NM_OK;
+  for (i = 0; i < f->nheap; i++)
+    if (pm_pair_live(f, &f->heap[i])) f->heap[n++] = f->heap[i];
+  f->nheap = n;
+  for (i = n / 2 - 1; i >= 0; i--) pm_heap_down(f->heap, n, i);
+  if (n <= f->cap / 2) return NM_OK;
+  if (f->cap > (1 << 26)) return NM_ERR_NOMEM;
+  ncap = f->cap + f->cap / 2;
+  h = (pm_pair *)nm_realloc(f->a, f->heap, sizeof(pm_pair) * (size_t)f->cap, sizeof(pm_pair) * (size_t)ncap);
+  if (!h) return NM_ERR_NOMEM;
+  f->heap = h;
+  f->cap = ncap;
+  return NM_OK;
+}
+
+static nm_status pm_heap_push(pm_inc *f, pm_pair *p) {
+  if (pm_heap_room(f) != NM_OK) return NM_ERR_NOMEM;
+  p->sj = f->stamp[p->j];
+  p->sk = f->stamp[p->k];
+  f->heap[f->nheap] = *p;
+  pm_heap_up(f->heap, f->nheap++);
+  return NM_OK;
+}
+
+/* Takes the best live pair off the heap, dropping stale ones on the way;
+ * 0 when none is left. */
+static int pm_heap_pop(pm_inc *f, pm_pair *out) {
+  while (f->nheap > 0) {
+    *out = f->heap[0];
+    f->heap[0] = f->heap[--f->nheap];
+    if (f->nheap > 0) pm_heap_down(f->heap, f->nheap, 0);
+    if (pm_pair_live(f, out)) return 1;
+  }
+  return 0;
+}
+
+/* Adds / removes the corners of slot s to / from their vertices' lists. */
+static void pm_inc_link(pm_inc *f, int s) {
+  const uint16_t *p = &f->cp[s * f->nvp];
+  int i;
+  for (i = 0; i < f->nvp && p[i] != PM_NULL; i++) {
+    const int node = s * f->nvp + i, x = p[i];
+    f->prv[node] = -1;
+    f->nxt[node] = f->head[x];
+    if (f->head[x] >= 0) f->prv[f->head[x]] = node;
+    f->head[x] = node;
+    f->cnt[x]++;
+  }
+}
+
+static void pm_inc_unlink(pm_inc *f, int s) {
+  const uint16_t *p = &f->cp[s * f->nvp];
+  int i;
+  for (i = 0; i < f->nvp && p[i] != PM_NULL; i++) {
+    const int node = s * f->nvp + i, x = p[i];
+    if (f->prv[node] >= 0) f->nxt[f->prv[node]] = f->nxt[node];
+    else f->head[x] = f->nxt[node];
+    if (f->nxt[node] >= 0) f->prv[f->nxt[node]] = f->prv[node];
+    f->cnt[x]--;
+  }
+}
+
+/* Writes polys in compact vertex labels to cp: the used corners are sorted
+ * by vertex (two stable byte passes of a counting sort, nxt and prv as
+ * scratch) and numbered by distinct vertex. */
+static void pm_inc_relabel(pm_inc *f, const uint16_t *polys) {
+  int count[257], *ord = f->nxt, *tmp = f->prv, *t;
+  int n = 0, i, s, sh, u = -1, last = -1;
+  for (i = 0; i < f->nnodes; i++) f->cp[i] = PM_NULL;
+  for (s = 0; s < f->nslots; s++)
+    for (i = 0; i < f->nvp && polys[s * f->nvp + i] != PM_NULL; i++) ord[n++] = s * f->nvp + i;
+  for (sh = 0; sh < 16; sh += 8) {
+    memset(count, 0, sizeof count);
+    for (i = 0; i < n; i++) count[((polys[ord[i]] >> sh) & 255) + 1]++;
+    for (i = 0; i < 256; i++) count[i + 1] += count[i];
+    for (i = 0; i < n; i++) tmp[count[(polys[ord[i]] >> sh) & 255]++] = ord[i];
+    t = ord; ord = tmp; tmp = t;
+  }
+  for (i = 0; i < n; i++) {
+    if (polys[ord[i]] != last) { last = polys[ord[i]]; u++; }
+    f->cp[ord[i]] = (uint16_t)u;
+  }
+}
+
+static void pm_inc_free(pm_inc *f) {
+  nm_free(f->a, f->cp, sizeof(uint16_t) * (size_t)f->nnodes);
+  nm_free(f->a, f->head, sizeof(int) * (4 * (size_t)f->nnodes + 2 * (size_t)f->nslots));
+  nm_free(f->a, f->heap, sizeof(pm_pair) * (size_t)f->cap);
+}
+
+/* Allocates the scratch for polys[n] and lists every corner. */
+static nm_status pm_inc_init(pm_inc *f, const uint16_t *polys, int n, int nvp, const nm_alloc *a) {
+  int i;
+  memset(f, 0, sizeof *f);
+  f->a = a;
+  f->nvp = nvp;
+  f->nslots = n;
+  f->nnodes = n * nvp;
+  f->cap = 4 * n + 64;
+  f->cp = (uint16_t *)nm_malloc(a, sizeof(uint16_t) * (size_t)f->nnodes);
+  f->head = (int *)nm_malloc(a, sizeof(int) * (4 * (size_t)f->nnodes + 2 * (size_t)n));
+  f->heap = (pm_pair *)nm_malloc(a, sizeof(pm_pair) * (size_t)f->cap);
+  if (!f->cp || !f->head || !f->heap) return NM_ERR_NOMEM;
+  f->cnt = f->head + f->nnodes;
+  f->nxt = f->cnt + f->nnodes;
+  f->prv = f->nxt + f->nnodes;
+  f->stamp = f->prv + f->nnodes;
+  f->mark = f->stamp + n;
+  pm_inc_relabel(f, polys);
+  for (i = 0; i < f->nnodes; i++) { f->head[i] = -1; f->cnt[i] = 0; }
+  for (i = 0; i < n; i++) { f->stamp[i] = 0; f->mark[i] = 0; }
+  for (i = 0; i < n; i++) pm_inc_link(f, i);
+  return NM_OK;
+}
+
+/* Queues the merge of slot s with every polygon sharing an edge with it
+ * (except slot skip; with above, only slots above s). A polygon sharing
+ * edge (a, b) is in the lists of both a and b, so each edge looks through
+ * the shorter list; the value is that of the scan, pair taken as (j < k). */
+static nm_status pm_inc_queue(pm_inc *f, const uint16_t *polys, const uint16_t *verts, int s, int skip,
+                              int above) {
+  const int nvp = f->nvp;
+  const uint16_t *p = &f->cp[s * nvp];
+  const int n = pm_count(p, nvp);
+  int i, node;
+  pm_pair q;
+  f->tok++;
+  for (i = 0; i < n; i++) {
+    const int a = p[i], b = p[pm_next(i, n)];
+    for (node = f->head[f->cnt[a] <= f->cnt[b] ? a : b]; node >= 0; node = f->nxt[node]) {
+      const int t = node / nvp;
+      if (t == s || t == skip || (above && t < s) || f->mark[t] == f->tok) continue;
+      f->mark[t] = f->tok; /* one evaluation per partner, whichever edge led here */
+      q.j = nm_mini(s, t);
+      q.k = nm_maxi(s, t);
+      q.v = pm_merge_value(&polys[q.j * nvp], &polys[q.k * nvp], verts, nvp, &q.ea, &q.eb);
+      if (q.v > 0 && pm_heap_push(f, &q) != NM_OK) return NM_ERR_NOMEM;
+    }
+  }
+  return NM_OK;
+}
+
+/* Merges slot k into slot j (in polys and in cp) and moves the last slot
+ * into k, as the scan does, keeping the lists and change counters in step.
+ * Returns the new polygon count. */
+static int pm_inc_apply(pm_inc *f, uint16_t *polys, int np, uint16_t *regs, uint16_t *areas, const pm_pair *p) {
+  const int nvp = f->nvp, last = np - 1, j = p->j, k = p->k, ea = p->ea, eb = p->eb;
+  uint16_t tmp[NM_MAX_VERTS_PER_POLY];
+  pm_inc_unlink(f, j);
+  pm_inc_unlink(f, k);
+  if (k != last) pm_inc_unlink(f, last);
+  pm_merge_into(&polys[j * nvp], &polys[k * nvp], ea, eb, tmp, nvp);
+  pm_merge_into(&f->cp[j * nvp], &f->cp[k * nvp], ea, eb, tmp, nvp);
+  if (regs && regs[j] != regs[k]) regs[j] = 0;
+  if (k != last) {
+    memcpy(&polys[k * nvp], &polys[last * nvp], sizeof(uint16_t) * (size_t)nvp);
+    memcpy(&f->cp[k * nvp], &f->cp[last * nvp], sizeof(uint16_t) * (size_t)nvp);
+    if (regs) regs[k] = regs[last];
+    if (areas) areas[k] = areas[last];
+  }
+  f->stamp[j]++;
+  f->stamp[k]++;
+  f->stamp[last]++;
+  pm_inc_link(f, j);
+  if (k != last) pm_inc_link(f, k);
+  return last;
+}
+
+/* The scan's greedy merging in O(n log n) for ordinary meshes: every pair
+ * sharing an edge sits in a heap under the scan's order, and after each
+ * merge only the pairs of the two changed slots are queued again (older
+ * pairs of those slots go stale). The heap's best live pair is therefore
+ * the pair the scan would pick, round after round. */
+static nm_status pm_merge_incidence(uint16_t *polys, int *npolys, uint16_t *regs, uint16_t *areas,
+                                    const uint16_t *verts, int nvp, const nm_alloc *a) {
+  pm_inc f;
+  pm_pair best;
+  int np = *npolys, s;
+  nm_status st = pm_inc_init(&f, polys, np, nvp, a);
+  for (s = 0; st == NM_OK && s < np; s++) st = pm_inc_queue(&f, polys, verts, s, -1, 1);
+  while (st == NM_OK && pm_heap_pop(&f, &best)) {
+    np = pm_inc_apply(&f, polys, np, regs, areas, &best);
+    st = pm_inc_queue(&f, polys, verts, best.j, -1, 0);
+    if (st == NM_OK && best.k < np) st = pm_inc_queue(&f, polys, verts, best.k, best.j, 0);
+  }
+  pm_inc_free(&f);
+  *npolys = np;
+  return st;
+}
+
+/* See nm_build.h: greedy merging of polys[*npolys] (nvp slots each, one
+ * scratch record after them); regs, when given, follows the polygons and
+ * becomes 0 for a merge of two regions; areas, when given, follows them. */
+nm_status nm_polymesh_merge(uint16_t *polys, int *npolys, uint16_t *regs, uint16_t *areas, const uint16_t *verts,
+                            int nvp, int how, const nm_alloc *a) {
+  if (how == NM_PM_MERGE_INCIDENCE || (how == NM_PM_MERGE_AUTO && *npolys > PM_SCAN_MAX))
+    return pm_merge_incidence(polys, npolys, regs, areas, verts, nvp, a);
+  *npolys = pm_merge_scan(polys, *npolys, regs, areas, verts, nvp);
+  return NM_OK;
 }
 
 /* ---- stage: vertices and per-contour polygons ---- */
@@ -286,7 +563,7 @@ static void pm_store(pm_work *w, const uint16_t *src, uint16_t reg, uint8_t area
 
 /* Triangulates one contour, welds its vertices into the mesh, merges its
  * triangles into convex polygons and stores them. */
-static void pm_add_contour(pm_work *w, const nm_contour *c) {
+static nm_status pm_add_contour(pm_work *w, const nm_contour *c) {
   const int nvp = w->nvp;
   int j, k, ntris, np = 0;
   for (j = 0; j < c->nverts; j++) w->idx[j] = j;
@@ -306,8 +583,10 @@ static void pm_add_contour(pm_work *w, const nm_contour *c) {
     for (k = 0; k < 3; k++) w->cpolys[np * nvp + k] = (uint16_t)w->idx[t[k]];
     np++;
   }
-  if (np > 0 && nvp > 3) np = pm_merge_polys(w->cpolys, np, NULL, NULL, w->verts, nvp);
+  if (np > 0 && nvp > 3 && nm_polymesh_merge(w->cpolys, &np, NULL, NULL, w->verts, nvp, NM_PM_MERGE_AUTO, w->a) != NM_OK)
+    return NM_ERR_NOMEM;
   for (j = 0; j < np && w->npolys < w->maxpolys; j++) pm_store(w, &w->cpolys[j * nvp], c->reg, c->area);
+  return NM_OK;
 }
 
 /* ---- stage: removing tile-border vertices ---- */
@@ -472,7 +751,8 @@ static nm_status pm_fill_hole(pm_work *w) {
     pareas[np] = (uint16_t)w->harea.v[t[0]];
     np++;
   }
-  if (np > 0 && nvp > 3) np = pm_merge_polys(polys, np, pregs, pareas, w->verts, nvp);
+  if (np > 0 && nvp > 3 && nm_polymesh_merge(polys, &np, pregs, pareas, w->verts, nvp, NM_PM_MERGE_AUTO, w->a) != NM_OK)
+    return NM_ERR_NOMEM;
   for (i = 0; i < np && w->npolys < w->maxpolys; i++) pm_store(w, &polys[i * nvp], pregs[i], (uint8_t)pareas[i]);
   return NM_OK;
 }
@@ -672,7 +952,7 @@ nm_status nm_polymesh_build(const nm_contour_set *cset, int nvp, const nm_alloc 
   mesh->max_edge_error = cset->max_error;
   st = pm_work_init(&w, cset, nvp, &mesh->a);
   for (i = 0; st == NM_OK && w.maxverts > 0 && i < cset->nconts; i++)
-    if (cset->conts[i].nverts >= 3) pm_add_contour(&w, &cset->conts[i]);
+    if (cset->conts[i].nverts >= 3) st = pm_add_contour(&w, &cset->conts[i]);
   if (st == NM_OK && w.maxverts > 0) st = pm_remove_border_vertices(&w);
   if (st == NM_OK && w.npolys > 0) st = pm_adjacency(&w);
   if (st == NM_OK && cset->border_size > 0) pm_portals(&w, cset->width, cset->height);
