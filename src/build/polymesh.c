@@ -193,7 +193,7 @@ PM_HOT int pm_merge_value(const uint16_t *pa, const uint16_t *pb, const uint16_t
   vb = &verts[pa[(*ea + 1) % na] * 3];
   dx = (int)va[0] - (int)vb[0];
   dz = (int)va[2] - (int)vb[2];
-  return dx * dx + dz * dz;
+  return dx * dx + dz * dz; /* < 2 * 32767^2 < INT_MAX: grids are at most NM_MAX_GRID_SIDE */
 }
 
 /* pa becomes the union of pa and pb joined along edges ea / eb. */
