@@ -42,9 +42,17 @@ typedef struct nm_opt_node {
   nm_polyref poly;           /* polygon the interval leads into */
   nm_polyref from;           /* polygon whose edge holds the interval */
   uint32_t parent;           /* index + 1 of the parent node, 0 for the start */
-  uint32_t chain;            /* index + 1 of the previous node through the same portal */
   uint32_t flags;            /* NM_OPT_* */
 } nm_opt_node;
+
+/* Where a node lies in its portal's dominance chain, kept beside the nodes
+ * (same index) so that walking a chain reads 12 bytes a node, not 96: the
+ * part [t0, t1] of the portal (a -> b) its interval covers, rounded to
+ * float, and the previous node through the same portal. */
+typedef struct nm_opt_span {
+  float t0, t1;
+  uint32_t chain;            /* index + 1 of the previous node through the same portal */
+} nm_opt_span;
 
 /* An entry of the per-search hash tables (root g values, repeated views).
  * Entries of older searches (other stamp) count as empty. */
@@ -97,8 +105,9 @@ typedef struct nm_opt_pinfo {
  * shrunk) up to `limit` nodes, so warm queries allocate nothing. */
 typedef struct nm_opt {
   nm_opt_node *nodes;
+  nm_opt_span *spans;        /* [scap >= cap], beside nodes */
   nm_opt_open *heap;         /* open list, [hcap] */
-  uint32_t count, cap, hcap, limit, hsize;
+  uint32_t count, cap, hcap, limit, hsize, scap;
   nm_opt_entry *roots;       /* [rmask + 1] */
   uint32_t rmask, rcount, stamp;
   /* Portal records depend only on the mesh and the filter's flags; they
@@ -206,15 +215,19 @@ static inline int nm_opt_goal_beyond(const nm_opt_ctx *c, const nm_opt_portal *p
 NM_INTERNAL int nm_opt_root_check(nm_opt_ctx *c, uint64_t key, double g);
 /* Like nm_opt_root_check, but also 0 when key was recorded at the same g. */
 NM_INTERNAL int nm_opt_seen(nm_opt_ctx *c, uint64_t key, double g);
-/* Interval dominance: 0 when the node at index xi is no better anywhere on
- * its interval than a node already made through portal pr; else it is
- * remembered in pr's chain. (nm_opt_dominated: the chain is not empty.) */
+/* Interval dominance: 0 when the node at index xi, through the part
+ * [t0, t1] of portal pr, is no better anywhere on its interval than a node
+ * already made through pr; else it is remembered in pr's chain.
+ * (nm_opt_dominated: the chain is not empty.) */
 NM_INTERNAL int nm_opt_dominated(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi);
-static inline int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
+static inline int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi, double t0, double t1) {
+  nm_opt_span *sp = &c->s->spans[xi];
+  sp->t0 = (float)t0;
+  sp->t1 = (float)t1;
   if (pr->stamp != c->s->stamp) { /* the first node through pr in this search */
     pr->stamp = c->s->stamp;
     pr->head = xi + 1;
-    c->s->nodes[xi].chain = 0;
+    sp->chain = 0;
     return 1;
   }
   return nm_opt_dominated(c, pr, xi);

@@ -46,6 +46,7 @@ void nm_opt_free(nm_query *q) {
   nm_opt *s = q->opt;
   if (!s) return;
   nm_free(&q->alloc, s->nodes, (size_t)s->cap * sizeof(nm_opt_node));
+  nm_free(&q->alloc, s->spans, (size_t)s->scap * sizeof(nm_opt_span));
   nm_free(&q->alloc, s->heap, (size_t)s->hcap * sizeof(nm_opt_open));
   nm_free(&q->alloc, s->roots, ((size_t)s->rmask + 1) * sizeof(nm_opt_entry));
   nm_free(&q->alloc, s->portals, (size_t)s->pcap * sizeof(nm_opt_portal));
@@ -67,20 +68,22 @@ nm_opt *nm_opt_scratch(nm_query *q) {
   q->opt = s;
   s->limit = q->pool.max * NM_OPT_NODES_PER_POOL; /* max <= 1 << 22: no overflow */
   if (s->limit < NM_OPT_MIN_LIMIT) s->limit = NM_OPT_MIN_LIMIT;
-  s->cap = s->hcap = NM_OPT_FIRST_CAP;
+  s->cap = s->hcap = s->scap = NM_OPT_FIRST_CAP;
   s->nodes = (nm_opt_node *)nm_malloc(&q->alloc, (size_t)s->cap * sizeof(nm_opt_node));
+  s->spans = (nm_opt_span *)nm_malloc(&q->alloc, (size_t)s->cap * sizeof(nm_opt_span));
   s->heap = (nm_opt_open *)nm_malloc(&q->alloc, (size_t)s->cap * sizeof(nm_opt_open));
   s->rmask = NM_OPT_FIRST_ROOTS - 1;
   s->roots = (nm_opt_entry *)nm_calloc(&q->alloc, (size_t)NM_OPT_FIRST_ROOTS * sizeof(nm_opt_entry));
   s->cgen = 1;
-  if (!s->nodes || !s->heap || !s->roots) {
+  if (!s->nodes || !s->spans || !s->heap || !s->roots) {
     nm_opt_free(q);
     return NULL;
   }
   return s;
 }
 
-/* Doubles the node and open-list arrays (up to the limit); 0 when full. */
+/* Doubles the node, span and open-list arrays (up to the limit); 0 when
+ * full. */
 static int opt_grow(nm_query *q, nm_opt *s) {
   const uint32_t ncap = s->cap > s->limit / 2 ? s->limit : s->cap * 2;
   void *p;
@@ -90,6 +93,12 @@ static int opt_grow(nm_query *q, nm_opt *s) {
     if (!p) return 0;
     s->heap = (nm_opt_open *)p;
     s->hcap = ncap;
+  }
+  if (s->scap < ncap) {
+    p = nm_realloc(&q->alloc, s->spans, (size_t)s->scap * sizeof(nm_opt_span), (size_t)ncap * sizeof(nm_opt_span));
+    if (!p) return 0;
+    s->spans = (nm_opt_span *)p;
+    s->scap = ncap;
   }
   p = nm_realloc(&q->alloc, s->nodes, (size_t)s->cap * sizeof(nm_opt_node),
                  (size_t)ncap * sizeof(nm_opt_node));
@@ -208,12 +217,21 @@ static int dominates(const nm_opt_node *b, const nm_opt_node *a) {
   return 1;
 }
 
+/* Nodes through one portal: a dominating node's interval holds the other's
+ * (within 1e-9 of its length, see dominates()), so where the spans, each
+ * within float rounding (6e-8) of exact, show one end outside by more than
+ * NM_OPT_SPAN_GAP, the full test is skipped: it would fail. */
+#define NM_OPT_SPAN_GAP 1e-6f
+
 int nm_opt_dominated(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
   nm_opt *s = c->s;
-  nm_opt_node *x = &s->nodes[xi];
+  nm_opt_span *x = &s->spans[xi];
+  const float lo = x->t0 + NM_OPT_SPAN_GAP, hi = x->t1 - NM_OPT_SPAN_GAP;
   uint32_t j;
-  for (j = pr->head; j; j = s->nodes[j - 1].chain)
-    if (dominates(&s->nodes[j - 1], x)) return 0;
+  for (j = pr->head; j; j = s->spans[j - 1].chain) {
+    const nm_opt_span *b = &s->spans[j - 1];
+    if (b->t0 <= lo && b->t1 >= hi && dominates(&s->nodes[j - 1], &s->nodes[xi])) return 0;
+  }
   x->chain = pr->head;
   pr->head = xi + 1;
   return 1;

@@ -135,15 +135,15 @@ static int collinear_fix(const nm_opt_ctx *c, nm_opt_node *x, uint8_t *same, dou
   return 1;
 }
 
-/* The part [t0, t1] of portal pr into node x's interval, snapped to the
- * portal's ends within eps; its squared length, or 0 when it is shorter
- * than eps. */
-static double succ_interval(const nm_opt_ctx *c, const nm_opt_portal *pr, double t0, double t1,
+/* The part [*t0, *t1] of portal pr into node x's interval, snapped (in
+ * place) to the portal's ends within eps; its squared length, or 0 when it
+ * is shorter than eps. */
+static double succ_interval(const nm_opt_ctx *c, const nm_opt_portal *pr, double *pt0, double *pt1,
                             nm_opt_node *x) {
   const double ux = pr->b[0] - pr->a[0], uy = pr->b[1] - pr->a[1], len2 = ux * ux + uy * uy;
-  double d2;
-  if (t0 > 0 && t0 * t0 * len2 < c->eps2) t0 = 0;
-  if (t1 < 1 && (1 - t1) * (1 - t1) * len2 < c->eps2) t1 = 1;
+  double d2, t0 = *pt0, t1 = *pt1;
+  if (t0 > 0 && t0 * t0 * len2 < c->eps2) *pt0 = t0 = 0;
+  if (t1 < 1 && (1 - t1) * (1 - t1) * len2 < c->eps2) *pt1 = t1 = 1;
   d2 = (t1 - t0) * (t1 - t0) * len2;
   if (t1 <= t0 || d2 < c->eps2) return 0;
   lerp2(x->right, pr->a, pr->b, t0);
@@ -161,7 +161,7 @@ static void add_succ(opt_exp *X, nm_opt_portal *pr, double t0, double t1, int ki
   const nm_opt_node *n = X->n;
   nm_opt_node *x = &X->out[X->count];
   uint8_t *same = &X->same[X->count];
-  const double d2 = succ_interval(c, pr, t0, t1, x);
+  const double d2 = succ_interval(c, pr, &t0, &t1, x);
   const double *r = kind == 0 ? n->root : (kind == 1 ? n->right : n->left);
   double o;
   if (d2 == 0) return;
@@ -181,7 +181,7 @@ static void add_succ(opt_exp *X, nm_opt_portal *pr, double t0, double t1, int ki
     return; /* seen from behind: rounding */
   }
   if (!*same && x->rootkey && !nm_opt_root_check(c, x->rootkey, x->g)) return;
-  if (!nm_opt_dominance(c, pr, (uint32_t)(x - c->s->nodes))) return;
+  if (!nm_opt_dominance(c, pr, (uint32_t)(x - c->s->nodes), t0, t1)) return;
   X->count++;
 }
 
