@@ -11,6 +11,9 @@ B=build
 SECS=${BENCH_SECONDS:-1}
 SHARED=${SHARED:-../shared}
 JSON=$B/bench.json
+BIN=$B/bench   # bench programs (a directory: the Makefile puts threads and toolbox there)
+rm -f "$BIN" 2>/dev/null   # an old checkout left a program of that name
+mkdir -p "$BIN"
 : >"$JSON"
 CFLAGS="-std=c99 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Ibench"
 
@@ -21,14 +24,14 @@ fi
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
-gcc $CFLAGS bench/bench.c $B/libnavmesh.a -lm -o $B/bench && $B/bench "$SHARED" "$SECS" 2>>"$JSON"
+gcc $CFLAGS bench/bench.c $B/libnavmesh.a -lm -o $BIN/bench && $BIN/bench "$SHARED" "$SECS" 2>>"$JSON"
 echo
 if [ ! -f /usr/include/recastnavigation/DetourNavMeshQuery.h ] && [ "$(id -u)" = 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q librecast-dev >/dev/null 2>&1 || true
 fi
 if [ -f /usr/include/recastnavigation/DetourNavMeshQuery.h ] && command -v g++ >/dev/null; then
-  g++ -O2 -I/usr/include/recastnavigation -Ibench bench/detour_bench.cpp -lDetour -lm -o $B/detour_bench &&
-    $B/detour_bench "$SHARED" "$SECS" 2>>"$JSON"
+  g++ -O2 -I/usr/include/recastnavigation -Ibench bench/detour_bench.cpp -lDetour -lm -o $BIN/detour_bench &&
+    $BIN/detour_bench "$SHARED" "$SECS" 2>>"$JSON"
 else
   echo "(Detour reference skipped: install librecast-dev and g++ to measure it side by side)"
 fi
@@ -43,13 +46,13 @@ for f in bench/*_bench.c; do
   [ -f "$f" ] || continue
   n=$(basename "$f" .c)
   echo
-  gcc $CFLAGS "$f" $B/libnavmesh.a -lm -lpthread -o "$B/$n" && "$B/$n" "$SHARED" "$SECS" 2>>"$JSON"
+  gcc $CFLAGS "$f" $B/libnavmesh.a -lm -lpthread -o "$BIN/$n" && "$BIN/$n" "$SHARED" "$SECS" 2>>"$JSON"
 done
 # Recast building the same meshes (the yardstick for bench/build_bench.c)
 if [ -f /usr/include/recastnavigation/Recast.h ] && command -v g++ >/dev/null; then
   echo
   g++ -O2 -I/usr/include/recastnavigation -Iinclude bench/recast_build_bench.cpp $B/libnavmesh.a \
-    -lRecast -lDetour -lm -o $B/recast_build_bench && $B/recast_build_bench "$SHARED" 2>>"$JSON"
+    -lRecast -lDetour -lm -o $BIN/recast_build_bench && $BIN/recast_build_bench "$SHARED" 2>>"$JSON"
 fi
 for f in bench/*_bench.lua; do
   [ -f "$f" ] || continue
@@ -58,7 +61,9 @@ for f in bench/*_bench.lua; do
 done
 # 1 vs 2 threads on one shared mesh: Lua 5.4 states opening it by name, and
 # the core directly (bench/threads.c, also `make bench-threads`).
-if make -s "$B/bench/threads" >/dev/null 2>&1 && [ -f "$B/5.4/navmesh/core.so" ]; then
+if ! make -s "$B/bench/threads" >/dev/null 2>&1; then
+  echo; echo "(threads bench not built: make $B/bench/threads fails)"
+elif [ -f "$B/5.4/navmesh/core.so" ]; then
   echo
   "$B/bench/threads" "lua/?.lua;examples/?.lua" "$B/5.4/?.so" "$SECS" 3 2>>"$JSON"
 fi
