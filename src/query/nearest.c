@@ -20,24 +20,36 @@ typedef struct nearest_ctx {
   int over;
 } nearest_ctx;
 
+/* What the X/Z bound of one tile's BV boxes needs, worked out once per
+ * tile: the tile origin, the size of one quantum, and a margin of one
+ * quantum (Recast truncates the upper bounds of detail-mesh boxes, so a
+ * polygon may reach up to one quantum past them) plus a relative 1e-5
+ * against rounding. */
+typedef struct box_scale {
+  float ox, oz, inv, pad;
+} box_scale;
+
+static void box_scale_of(const nm_tile_header *h, box_scale *b) {
+  const float mag = nm_maxf(nm_maxf(fabsf(h->bmin[0]), fabsf(h->bmax[0])),
+                            nm_maxf(fabsf(h->bmin[2]), fabsf(h->bmax[2])));
+  b->ox = h->bmin[0];
+  b->oz = h->bmin[2];
+  b->inv = 1.0f / h->bv_quant_factor;
+  b->pad = b->inv + 1e-5f * (2.0f * (mag + b->inv) + 1.0f);
+}
+
+/* Distance from v to [lo - pad, hi + pad] (0 inside). */
+static inline float outside(float v, float lo, float hi, float pad) {
+  return v < lo - pad ? lo - pad - v : v > hi + pad ? v - hi - pad : 0.0f;
+}
+
 /* A lower bound of the squared distance from c to a polygon inside BV node
- * n of tile t: its X/Z distance to the node's box (a point outside the box
- * is not over the polygon, so the polygon's distance is 3-D). The box is
- * widened by one quantum on each side (Recast truncates the upper bounds of
- * detail-mesh boxes, so a polygon may reach up to one quantum past them)
- * and by a relative 1e-5 against rounding. */
-static float box_bound_xz(const nm_tile *t, const nm_bvnode *n, const float *c) {
-  const nm_tile_header *h = t->header;
-  const float inv = 1.0f / h->bv_quant_factor;
-  float d = 0;
-  int i;
-  for (i = 0; i <= 2; i += 2) {
-    const float lo = h->bmin[i] + n->bmin[i] * inv, hi = h->bmin[i] + n->bmax[i] * inv;
-    const float pad = inv + 1e-5f * (fabsf(lo) + fabsf(hi) + 1.0f);
-    const float e = c[i] < lo - pad ? lo - pad - c[i] : c[i] > hi + pad ? c[i] - hi - pad : 0.0f;
-    d += e * e;
-  }
-  return d * 0.999f;
+ * n: its X/Z distance to the node's widened box (a point outside the box is
+ * not over the polygon, so the polygon's distance is 3-D). */
+static inline float box_bound_xz(const box_scale *b, const nm_bvnode *n, const float *c) {
+  const float ex = outside(c[0], b->ox + n->bmin[0] * b->inv, b->ox + n->bmax[0] * b->inv, b->pad);
+  const float ez = outside(c[2], b->oz + n->bmin[2] * b->inv, b->oz + n->bmax[2] * b->inv, b->pad);
+  return (ex * ex + ez * ez) * 0.999f;
 }
 
 /* Nearest candidate within one tile; updates the context. */
@@ -46,15 +58,17 @@ static void nearest_in_tile(void *ud, const nm_tile *t) {
   const nm_polyref base = nm_tile_base(c->m, t);
   const float climb = t->header->walkable_climb;
   nm_box_iter it;
+  box_scale bs = {0, 0, 0, 0};
   int ip;
   if (c->best == 0) return; /* nothing beats 0 */
+  if (t->bvtree) box_scale_of(t->header, &bs);
   nm_box_begin(&it, t, c->qmin, c->qmax);
   while ((ip = nm_box_next(&it)) >= 0) {
     const nm_poly *p = &t->polys[ip];
     float pt[3], diff[3], d;
     int on = 0;
     if (!nm_filter_pass(c->f, p)) continue;
-    if (t->bvtree && box_bound_xz(t, &t->bvtree[it.k - 1], c->center) >= c->best) continue;
+    if (t->bvtree && box_bound_xz(&bs, &t->bvtree[it.k - 1], c->center) >= c->best) continue;
     nm_closest_point_on_poly(c->m, base | (nm_polyref)ip, c->center, pt, &on);
     nm_vsub(diff, c->center, pt);
     if (on) {

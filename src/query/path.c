@@ -15,11 +15,26 @@
 #include <limits.h>
 #include "nm_query.h"
 
+/* Portal of a link between two ground polygons: the edge of fp it sits on,
+ * or the linked part of it on a tile border. */
+static inline void link_portal(const nm_tile *ft, const nm_poly *fp, const nm_link *l, float *left,
+                               float *right) {
+  const float *a = &ft->verts[fp->verts[l->edge] * 3];
+  const float *b = &ft->verts[fp->verts[(l->edge + 1) % fp->vert_count] * 3];
+  if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) { /* part of a border edge */
+    const float s = 1.0f / 255.0f;
+    nm_vlerp(left, a, b, l->bmin * s);
+    nm_vlerp(right, a, b, l->bmax * s);
+  } else {
+    nm_vcopy(left, a);
+    nm_vcopy(right, b);
+  }
+}
+
 int nm_portal_points(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, const nm_poly *fp,
                      nm_polyref to, const nm_tile *tt, const nm_poly *tp, float *left, float *right) {
   const nm_link *link = NULL;
   uint32_t i;
-  int v0, v1;
   (void)m;
   for (i = fp->first_link; i != NM_NULL_LINK; i = ft->links[i].next)
     if (ft->links[i].ref == to) { link = &ft->links[i]; break; }
@@ -40,15 +55,7 @@ int nm_portal_points(const nm_navmesh *m, nm_polyref from, const nm_tile *ft, co
       }
     return 0;
   }
-  v0 = fp->verts[link->edge];
-  v1 = fp->verts[(link->edge + 1) % fp->vert_count];
-  nm_vcopy(left, &ft->verts[v0 * 3]);
-  nm_vcopy(right, &ft->verts[v1 * 3]);
-  if (link->side != 0xff && (link->bmin != 0 || link->bmax != 255)) { /* part of a border edge */
-    const float s = 1.0f / 255.0f;
-    nm_vlerp(left, &ft->verts[v0 * 3], &ft->verts[v1 * 3], link->bmin * s);
-    nm_vlerp(right, &ft->verts[v0 * 3], &ft->verts[v1 * 3], link->bmax * s);
-  }
+  link_portal(ft, fp, link, left, right);
   return 1;
 }
 
@@ -82,24 +89,15 @@ nm_status nm_path_to_node(const nm_nodepool *pool, const nm_node *end, nm_polyre
 static inline void link_mid(const nm_navmesh *m, nm_polyref from, const nm_tile *ft,
                             const nm_poly *fp, const nm_link *l, const nm_tile *nt,
                             const nm_poly *np, float *mid) {
-  const float *a, *b;
   float left[3], right[3];
   if (nm_poly_type(fp) == NM_POLYTYPE_OFFMESH || nm_poly_type(np) == NM_POLYTYPE_OFFMESH) {
     nm_edge_mid(m, from, ft, fp, l->ref, nt, np, mid);
     return;
   }
-  a = &ft->verts[fp->verts[l->edge] * 3];
-  b = &ft->verts[fp->verts[(l->edge + 1) % fp->vert_count] * 3];
-  if (l->side != 0xff && (l->bmin != 0 || l->bmax != 255)) { /* part of a border edge */
-    const float s = 1.0f / 255.0f;
-    nm_vlerp(left, a, b, l->bmin * s);
-    nm_vlerp(right, a, b, l->bmax * s);
-    a = left;
-    b = right;
-  }
-  mid[0] = (a[0] + b[0]) * 0.5f;
-  mid[1] = (a[1] + b[1]) * 0.5f;
-  mid[2] = (a[2] + b[2]) * 0.5f;
+  link_portal(ft, fp, l, left, right);
+  mid[0] = (left[0] + right[0]) * 0.5f;
+  mid[1] = (left[1] + right[1]) * 0.5f;
+  mid[2] = (left[2] + right[2]) * 0.5f;
 }
 
 /* Relaxes every neighbour of `best`; returns NM_OUT_OF_NODES bits. */
