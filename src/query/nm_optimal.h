@@ -176,10 +176,15 @@ NM_INTERNAL void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref
  * worked out and remembered. */
 NM_INTERNAL uint64_t nm_opt_end_key_make(const nm_opt_ctx *c, nm_opt_portal *pr, int b);
 
+/* Dense number of polygon r (index into pinfo, vcut). */
+static inline uint32_t nm_opt_dense(const nm_opt *s, const nm_navmesh *m, nm_polyref r) {
+  return s->tbase[nm_ref_tile(m, r)] + nm_ref_poly(m, r);
+}
+
 /* The portal records of polygon ref (valid until the next call), and in
  * *pi its entry. */
 static inline nm_opt_portal *nm_opt_portals(nm_opt_ctx *c, nm_polyref ref, const nm_opt_pinfo **pi) {
-  nm_opt_pinfo *e = &c->s->pinfo[c->s->tbase[nm_ref_tile(c->m, ref)] + nm_ref_poly(c->m, ref)];
+  nm_opt_pinfo *e = &c->s->pinfo[nm_opt_dense(c->s, c->m, ref)];
   if (e->gen != c->s->cgen) nm_opt_portals_make(c, e, ref);
   *pi = e;
   return &c->s->portals[e->first];

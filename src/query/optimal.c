@@ -86,26 +86,10 @@ nm_opt *nm_opt_scratch(nm_query *q) {
  * full. */
 static int opt_grow(nm_query *q, nm_opt *s) {
   const uint32_t ncap = s->cap > s->limit / 2 ? s->limit : s->cap * 2;
-  void *p;
   if (ncap <= s->cap) return 0;
-  if (s->hcap < ncap) {
-    p = nm_realloc(&q->alloc, s->heap, (size_t)s->hcap * sizeof(nm_opt_open), (size_t)ncap * sizeof(nm_opt_open));
-    if (!p) return 0;
-    s->heap = (nm_opt_open *)p;
-    s->hcap = ncap;
-  }
-  if (s->scap < ncap) {
-    p = nm_realloc(&q->alloc, s->spans, (size_t)s->scap * sizeof(nm_opt_span), (size_t)ncap * sizeof(nm_opt_span));
-    if (!p) return 0;
-    s->spans = (nm_opt_span *)p;
-    s->scap = ncap;
-  }
-  p = nm_realloc(&q->alloc, s->nodes, (size_t)s->cap * sizeof(nm_opt_node),
-                 (size_t)ncap * sizeof(nm_opt_node));
-  if (!p) return 0;
-  s->nodes = (nm_opt_node *)p;
-  s->cap = ncap;
-  return 1;
+  return nm_opt_grow_array(q, (void **)&s->heap, &s->hcap, ncap, sizeof(nm_opt_open)) &&
+         nm_opt_grow_array(q, (void **)&s->spans, &s->scap, ncap, sizeof(nm_opt_span)) &&
+         nm_opt_grow_array(q, (void **)&s->nodes, &s->cap, ncap, sizeof(nm_opt_node));
 }
 
 /* ---- root table ---- */

@@ -35,10 +35,6 @@ typedef struct cut_work {
   uint32_t nb;               /* blocks found */
 } cut_work;
 
-static uint32_t dense_of(const nm_opt *s, const nm_navmesh *m, nm_polyref r) {
-  return s->tbase[nm_ref_tile(m, r)] + nm_ref_poly(m, r);
-}
-
 /* 1 when polygon `to` has a link back to `from`. */
 static int links_back(const nm_navmesh *m, nm_polyref to, nm_polyref from) {
   const nm_tile *t;
@@ -66,7 +62,7 @@ static void each_edge(const nm_opt *s, const nm_navmesh *m, void (*fn)(cut_work 
         const nm_polyref nei = t->links[i].ref;
         for (j = t->polys[ip].first_link; j != i && t->links[j].ref != nei; j = t->links[j].next) {}
         if (nei == ref || j != i || (nei < ref && links_back(m, nei, ref))) continue;
-        fn(w, dense_of(s, m, ref), dense_of(s, m, nei));
+        fn(w, nm_opt_dense(s, m, ref), nm_opt_dense(s, m, nei));
       }
     }
   }
@@ -262,7 +258,7 @@ static void link_blocks(nm_opt *s, const nm_navmesh *m, const cut_work *w) {
       const uint32_t v = s->tbase[it] + (uint32_t)ip;
       uint32_t i, e;
       for (i = t->polys[ip].first_link; i != NM_NULL_LINK; i = t->links[i].next) {
-        const uint32_t x = dense_of(s, m, t->links[i].ref);
+        const uint32_t x = nm_opt_dense(s, m, t->links[i].ref);
         for (e = w->off[v]; e < w->off[v + 1] && w->to[e] != x; e++) {}
         s->lblock[s->lbase[it] + i] = e < w->off[v + 1] ? w->blk[e] : CUT_NONE;
       }
@@ -323,7 +319,7 @@ nm_status nm_opt_cuts_make(nm_query *q, nm_opt *s) {
 
 uint32_t nm_opt_goal_side(const nm_opt_ctx *c) {
   const nm_opt *s = c->s;
-  const uint32_t v = dense_of(s, c->m, c->goal_ref), it = nm_ref_tile(c->m, c->goal_ref);
+  const uint32_t v = nm_opt_dense(s, c->m, c->goal_ref), it = nm_ref_tile(c->m, c->goal_ref);
   const nm_tile *t;
   const nm_poly *p;
   uint32_t i;
@@ -336,7 +332,7 @@ uint32_t nm_opt_goal_side(const nm_opt_ctx *c) {
 }
 
 void nm_opt_portal_cut(const nm_opt *s, nm_polyref ref, const nm_navmesh *m, uint32_t link, nm_opt_portal *pr) {
-  const uint32_t c = s->vcut[dense_of(s, m, ref)], b = s->lblock[s->lbase[nm_ref_tile(m, ref)] + link];
+  const uint32_t c = s->vcut[nm_opt_dense(s, m, ref)], b = s->lblock[s->lbase[nm_ref_tile(m, ref)] + link];
   if (!s->cuts || c == CUT_NONE || b == CUT_NONE) return;
   if (s->bpar[b] == c) { /* the link leads down into b's subtree */
     pr->flags |= NM_PO_BEYOND_IN;

@@ -79,13 +79,7 @@ static int uses_offmesh(const nm_opt *s, uint32_t idx) {
 
 /* Makes room for n polygons in the scratch corridor. */
 static nm_polyref *corridor_room(nm_query *q, nm_opt *s, uint32_t n) {
-  if (n > s->ccap) {
-    void *p = nm_realloc(&q->alloc, s->cor, (size_t)s->ccap * sizeof(nm_polyref), (size_t)n * sizeof(nm_polyref));
-    if (!p) return NULL;
-    s->cor = (nm_polyref *)p;
-    s->ccap = n;
-  }
-  return s->cor;
+  return nm_opt_grow_array(q, (void **)&s->cor, &s->ccap, n, sizeof(nm_polyref)) ? s->cor : NULL;
 }
 
 /* The path through a corridor by the funnel, as mesh:path makes it: to the
