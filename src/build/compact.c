@@ -114,10 +114,8 @@ static inline void chf_link_columns(nm_chf *chf, int a, int b, int dir) {
   if (ca.count == 1 && cb.count == 1) {
     const int i = (int)ca.index, j = (int)cb.index;
     if (!chf_linked(chf, &chf->spans[i], &chf->spans[j])) return;
-    chf->nei[i * 4 + dir] = j;
-    chf->nei[j * 4 + ((dir + 2) & 3)] = i;
-    chf->spans[i].con &= ~((uint32_t)NM_NOT_CONNECTED << (6 * dir));
-    chf->spans[j].con &= ~((uint32_t)NM_NOT_CONNECTED << (6 * ((dir + 2) & 3)));
+    chf_set_link(chf, i, dir, j, 0);
+    chf_set_link(chf, j, (dir + 2) & 3, i, 0);
     return;
   }
   chf_link_pair(chf, a, b, dir);

@@ -191,6 +191,20 @@ static void split_poly(const float *in, int n, float *lo, int *nlo, float *hi, i
   *nhi = b;
 }
 
+/* Where edge pj -> pi of an (x, y) polygon (distances dj, di from the
+ * line: off - x) crosses the line; split_x and the row walk share it. */
+static inline void rw_cross(const float *pj, const float *pi, float dj, float di, float *out) {
+  const float t = dj / (dj - di);
+  out[0] = pj[0] + (pi[0] - pj[0]) * t;
+  out[1] = pj[1] + (pi[1] - pj[1]) * t;
+}
+
+/* Widens the y range [*lo, *hi] to take in y. */
+static inline void y_widen(float y, float *lo, float *hi) {
+  *lo = nm_minf(*lo, y);
+  *hi = nm_maxf(*hi, y);
+}
+
 /* split_poly along x for the cells of a row, on (x, y) pairs: a row strip
  * needs no z any more, and x and y are computed as split_poly computes them,
  * so the spans are the same. Keeps only the part right of the line (the
@@ -205,10 +219,7 @@ static int split_x(const float *in, int n, float *hi, int *nhi, float off, float
     below += d[i] > 0;
   }
   if (below == n) { /* the last cell of the row */
-    for (i = 0; i < n; i++) {
-      lo_y = nm_minf(lo_y, in[i * 2 + 1]);
-      hi_y = nm_maxf(hi_y, in[i * 2 + 1]);
-    }
+    for (i = 0; i < n; i++) y_widen(in[i * 2 + 1], &lo_y, &hi_y);
     *ylo = lo_y;
     *yhi = hi_y;
     *nhi = 0;
@@ -217,28 +228,24 @@ static int split_x(const float *in, int n, float *hi, int *nhi, float off, float
   for (i = 0, j = n - 1; i < n; j = i, i++) {
     const float yi = in[i * 2 + 1];
     if ((d[i] >= 0) != (d[j] >= 0)) { /* edge j -> i crosses the line */
-      const float s = d[j] / (d[j] - d[i]);
-      const float px = in[j * 2] + (in[i * 2] - in[j * 2]) * s;
-      const float py = in[j * 2 + 1] + (yi - in[j * 2 + 1]) * s;
+      float p[2];
+      rw_cross(&in[j * 2], &in[i * 2], d[j], d[i], p);
       a++;
-      lo_y = nm_minf(lo_y, py);
-      hi_y = nm_maxf(hi_y, py);
+      y_widen(p[1], &lo_y, &hi_y);
       if (b < CLIP_CAP) {
-        hi[b * 2] = px;
-        hi[b * 2 + 1] = py;
+        hi[b * 2] = p[0];
+        hi[b * 2 + 1] = p[1];
         b++;
       }
       if (d[i] > 0) {
         a++;
-        lo_y = nm_minf(lo_y, yi);
-        hi_y = nm_maxf(hi_y, yi);
+        y_widen(yi, &lo_y, &hi_y);
         continue;
       }
       if (!(d[i] < 0)) continue;
     } else if (d[i] >= 0) {
       a++;
-      lo_y = nm_minf(lo_y, yi);
-      hi_y = nm_maxf(hi_y, yi);
+      y_widen(yi, &lo_y, &hi_y);
       if (d[i] != 0) continue;
     }
     if (b < CLIP_CAP) {
@@ -317,14 +324,6 @@ typedef struct row_walk {
   int done;               /* the last piece has been cut: nothing is left */
 } row_walk;
 
-/* Where edge pj -> pi (distances dj, di from the line: off - x) crosses
- * the line, in split_x's arithmetic. */
-static inline void rw_cross(const float *pj, const float *pi, float dj, float di, float *out) {
-  const float t = dj / (dj - di);
-  out[0] = pj[0] + (pi[0] - pj[0]) * t;
-  out[1] = pj[1] + (pi[1] - pj[1]) * t;
-}
-
 /* x rises (or stays), then falls (or stays) along v[p..q). */
 static int rw_unimodal(const float *v, int p, int q) {
   int k = p + 1;
@@ -347,8 +346,7 @@ static int rw_start(row_walk *w, float off, float *ylo, float *yhi) {
     if (d[k] == 0) return -1;
     if (d[k] < 0) continue;
     nl++;
-    lo = nm_minf(lo, w->v[k * 2 + 1]);
-    hi = nm_maxf(hi, w->v[k * 2 + 1]);
+    y_widen(w->v[k * 2 + 1], &lo, &hi);
   }
   *ylo = lo;
   *yhi = hi;
@@ -384,8 +382,7 @@ static int rw_cut(row_walk *w, float off, float *ylo, float *yhi) {
   if (!(d0 > 0) || !(d1 > 0)) return -1;
   while (p < q && (dp = off - w->v[p * 2]) >= 0) { /* the range's head reaches the line */
     if (dp == 0) return -1;
-    lo = nm_minf(lo, w->v[p * 2 + 1]);
-    hi = nm_maxf(hi, w->v[p * 2 + 1]);
+    y_widen(w->v[p * 2 + 1], &lo, &hi);
     dlast = dp;
     p++;
   }
@@ -397,8 +394,7 @@ static int rw_cut(row_walk *w, float off, float *ylo, float *yhi) {
   }
   while ((dq = off - w->v[(q - 1) * 2]) >= 0) { /* its tail; stops at v[p] at the latest */
     if (dq == 0) return -1;
-    lo = nm_minf(lo, w->v[(q - 1) * 2 + 1]);
-    hi = nm_maxf(hi, w->v[(q - 1) * 2 + 1]);
+    y_widen(w->v[(q - 1) * 2 + 1], &lo, &hi);
     dfirst = dq;
     q--;
   }
