@@ -6,9 +6,12 @@
  * for reference, nm_query_find_path_optimal + nm_query_straight_path
  * (corridor, then funnel). Only cases the default search connects are
  * timed; the lengths are compared on them too. Node pools as in the oracle
- * (2048, 65535 for the large worlds). One row per mesh on stdout, with the
- * ratio optimal / default (below 1: the optimal path is the faster one),
- * JSON lines on stderr. Usage: optimal_bench SHARED_DIR [seconds] */
+ * (2048, 65535 for the large worlds). The three methods run in alternating
+ * passes over all pairs; the ratios are medians of each round's optimal /
+ * default (below 1: the optimal path is the faster one), which a machine
+ * whose speed drifts during the run (a shared VM) moves far less than
+ * separate timing blocks did. One row per mesh on stdout, JSON lines on
+ * stderr. Usage: optimal_bench SHARED_DIR [seconds] */
 #include <math.h>
 #include "navmesh.h"
 #include "cases.h"
@@ -44,16 +47,41 @@ static double one_path(nm_query *q, const pair *p, const nm_filter *f, int m, nm
   return len;
 }
 
-/* Microseconds per path of method m over all pairs. */
-static double time_method(nm_query *q, const pair *pairs, int n, const nm_filter *f, int m, double secs) {
+/* Seconds for one pass of method m over all pairs. */
+static double pass(nm_query *q, const pair *pairs, int n, const nm_filter *f, int m) {
   const double t0 = bench_now();
-  long runs = 0;
-  int round = 0, i;
+  int i;
+  for (i = 0; i < n; i++) one_path(q, &pairs[i], f, m, NULL);
+  return bench_now() - t0;
+}
+
+/* Timings of the three methods, measured in alternating passes (default,
+ * optimal, corridor + funnel, again and again) so that a machine that
+ * slows down or speeds up mid-run weighs on all three alike: us[] gets the
+ * mean microseconds per path, ratio[] the median over the rounds of each
+ * round's optimal / default and corridor / default. */
+typedef struct timing {
+  double us[3], ratio[2];
+} timing;
+
+#define MAX_ROUNDS 4096
+
+static void time_methods(nm_query *q, const pair *pairs, int n, const nm_filter *f, double secs, timing *tm) {
+  static double r_opt[MAX_ROUNDS], r_cor[MAX_ROUNDS];
+  double sum[3] = {0, 0, 0};
+  const double t0 = bench_now();
+  int round = 0, k = 0, m;
   do {
-    for (i = 0; i < n; i++) one_path(q, &pairs[i], f, m, NULL);
-    runs += n;
-  } while (bench_continue(t0, secs, &round));
-  return (bench_now() - t0) * 1e6 / (double)(runs ? runs : 1);
+    double t[3];
+    for (m = 0; m < 3; m++) sum[m] += t[m] = pass(q, pairs, n, f, m);
+    if (k < MAX_ROUNDS && t[M_DEFAULT] > 0) {
+      r_opt[k] = t[M_PATH] / t[M_DEFAULT];
+      r_cor[k++] = t[M_CORRIDOR] / t[M_DEFAULT];
+    }
+  } while (bench_continue(t0, 3 * secs, &round));
+  for (m = 0; m < 3; m++) tm->us[m] = sum[m] * 1e6 / ((double)round * (n ? n : 1));
+  tm->ratio[0] = k ? bench_median(r_opt, k) : 0;
+  tm->ratio[1] = k ? bench_median(r_cor, k) : 0;
 }
 
 /* Length comparison over the pairs: how many optimal paths are shorter, by
@@ -106,8 +134,8 @@ static void bench_one(const char *shared, const char *name, double secs) {
   nm_query *q;
   nm_filter f;
   gains g;
+  timing tm;
   int nc, n;
-  double ta, to, tc;
   snprintf(path, sizeof path, "%s/oracle/%s.jsonl", shared, name);
   if (!(nc = bench_read_cases(path, &cases))) return;
   snprintf(path, sizeof path, "%s/navmeshes/%s.bin", shared, name);
@@ -124,16 +152,16 @@ static void bench_one(const char *shared, const char *name, double secs) {
   pairs = (pair *)malloc((size_t)nc * sizeof *pairs);
   n = make_pairs(q, &f, cases, nc, pairs);
   compare(q, pairs, n, &f, &g);
-  ta = time_method(q, pairs, n, &f, M_DEFAULT, secs);
-  to = time_method(q, pairs, n, &f, M_PATH, secs);
-  tc = time_method(q, pairs, n, &f, M_CORRIDOR, secs);
-  printf("%-17s %5d %10.2f %10.2f %6.2f %12.2f %6.2f %6.1f%% %6.2f%% %6.2f%% %6d\n", name, n, ta, to, to / ta,
-         tc, tc / ta, n ? 100.0 * g.shorter / n : 0, 100 * g.mean, 100 * g.max, g.longer);
+  time_methods(q, pairs, n, &f, secs, &tm);
+  printf("%-17s %5d %10.2f %10.2f %6.2f %12.2f %6.2f %6.1f%% %6.2f%% %6.2f%% %6d\n", name, n, tm.us[M_DEFAULT],
+         tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1], n ? 100.0 * g.shorter / n : 0, 100 * g.mean,
+         100 * g.max, g.longer);
   fprintf(stderr,
           "{\"impl\":\"navmesh-c\",\"bench\":\"optimal\",\"mesh\":\"%s\",\"cases\":%d,\"default_us\":%.3f,"
           "\"optimal_us\":%.3f,\"ratio\":%.3f,\"optimal_corridor_us\":%.3f,\"corridor_ratio\":%.3f,"
           "\"shorter\":%d,\"gain_mean\":%.5f,\"gain_max\":%.5f,\"longer\":%d}\n",
-          name, n, ta, to, to / ta, tc, tc / ta, g.shorter, g.mean, g.max, g.longer);
+          name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1], g.shorter, g.mean,
+          g.max, g.longer);
   free(pairs);
   free(cases);
   nm_query_free(q);

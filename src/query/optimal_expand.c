@@ -107,13 +107,6 @@ static inline int clip_vals(double fa, double fb, double tol, double *t0, double
   return *t0 <= *t1;
 }
 
-static void lerp2(double *d, const double *a, const double *b, double t) {
-  if (t == 0) { d[0] = a[0]; d[1] = a[1]; return; }
-  if (t == 1) { d[0] = b[0]; d[1] = b[1]; return; }
-  d[0] = a[0] + (b[0] - a[0]) * t;
-  d[1] = a[1] + (b[1] - a[1]) * t;
-}
-
 /* A root on the line of its interval (of squared length d2) but outside it
  * sees nothing through it: the path runs along the line to the nearer end
  * and turns there, if that end is a corner (0: the successor is dropped). */
@@ -135,33 +128,55 @@ static int collinear_fix(const nm_opt_ctx *c, nm_opt_node *x, uint8_t *same, dou
   return 1;
 }
 
+/* A portal as one expansion sees it: its direction u = b - a, squared
+ * length, and cross(a - root, b - root) for the expanded node's root --
+ * twice the signed area of root-a-b, from which the orientation of the
+ * root against any part of the portal follows without new products. */
+typedef struct opt_pgeo {
+  double ux, uy, len2, oab;
+} opt_pgeo;
+
 /* The part [*t0, *t1] of portal pr into node x's interval, snapped (in
  * place) to the portal's ends within eps; its squared length, or 0 when it
  * is shorter than eps. */
-static double succ_interval(const nm_opt_ctx *c, const nm_opt_portal *pr, double *pt0, double *pt1,
-                            nm_opt_node *x) {
-  const double ux = pr->b[0] - pr->a[0], uy = pr->b[1] - pr->a[1], len2 = ux * ux + uy * uy;
+static double succ_interval(const nm_opt_ctx *c, nm_opt_portal *pr, const opt_pgeo *G, double *pt0,
+                            double *pt1, nm_opt_node *x) {
+  const double len2 = G->len2;
   double d2, t0 = *pt0, t1 = *pt1;
   if (t0 > 0 && t0 * t0 * len2 < c->eps2) *pt0 = t0 = 0;
   if (t1 < 1 && (1 - t1) * (1 - t1) * len2 < c->eps2) *pt1 = t1 = 1;
   d2 = (t1 - t0) * (t1 - t0) * len2;
   if (t1 <= t0 || d2 < c->eps2) return 0;
-  lerp2(x->right, pr->a, pr->b, t0);
-  lerp2(x->left, pr->a, pr->b, t1);
-  x->rkey = t0 == 0 ? nm_opt_end_key(c, (nm_opt_portal *)pr, 0) : 0;
-  x->lkey = t1 == 1 ? nm_opt_end_key(c, (nm_opt_portal *)pr, 1) : 0;
+  if (t0 == 0) {
+    x->right[0] = pr->a[0];
+    x->right[1] = pr->a[1];
+    x->rkey = nm_opt_end_key(c, pr, 0);
+  } else {
+    x->right[0] = pr->a[0] + G->ux * t0;
+    x->right[1] = pr->a[1] + G->uy * t0;
+    x->rkey = 0;
+  }
+  if (t1 == 1) {
+    x->left[0] = pr->b[0];
+    x->left[1] = pr->b[1];
+    x->lkey = nm_opt_end_key(c, pr, 1);
+  } else {
+    x->left[0] = pr->a[0] + G->ux * t1;
+    x->left[1] = pr->a[1] + G->uy * t1;
+    x->lkey = 0;
+  }
   return d2;
 }
 
 /* Makes the successor through the part [t0, t1] of portal pr: rooted at
  * the expanded node's root (kind 0), or at the right (1) or left (2) end
  * of its interval. */
-static void add_succ(opt_exp *X, nm_opt_portal *pr, double t0, double t1, int kind) {
+static void add_succ(opt_exp *X, nm_opt_portal *pr, const opt_pgeo *G, double t0, double t1, int kind) {
   nm_opt_ctx *c = X->c;
   const nm_opt_node *n = X->n;
   nm_opt_node *x = &X->out[X->count];
   uint8_t *same = &X->same[X->count];
-  const double d2 = succ_interval(c, pr, &t0, &t1, x);
+  const double d2 = succ_interval(c, pr, G, &t0, &t1, x);
   const double *r = kind == 0 ? n->root : (kind == 1 ? n->right : n->left);
   double o;
   if (d2 == 0) return;
@@ -174,7 +189,13 @@ static void add_succ(opt_exp *X, nm_opt_portal *pr, double t0, double t1, int ki
   x->parent = X->parent;
   x->flags = 0;
   *same = kind == 0;
-  o = nm_opt_orient(x->root, x->left, x->right);
+  /* orient(root, left, right) = (t0 - t1) * cross(a - root, b - root) */
+  if (kind == 0) {
+    o = (t0 - t1) * G->oab;
+  } else {
+    const double ax = pr->a[0] - r[0], ay = pr->a[1] - r[1], bx = pr->b[0] - r[0], by = pr->b[1] - r[1];
+    o = (t0 - t1) * (ax * by - ay * bx);
+  }
   if (o * o <= c->eps2 * d2) { /* the root lies on the interval's line */
     if (!collinear_fix(c, x, same, d2)) return;
   } else if (o > 0) {
@@ -191,16 +212,21 @@ static void add_succ(opt_exp *X, nm_opt_portal *pr, double t0, double t1, int ki
 static void portal_succs(opt_exp *X, nm_opt_portal *pr) {
   const nm_opt_node *n = X->n;
   double ax, ay, bx, by, fra, frb, fla, flb, t0, t1;
+  opt_pgeo G;
   if ((pr->flags & NM_PO_DEAD) && pr->nei != X->c->goal_ref) return; /* cul-de-sac */
   if (!nm_opt_goal_beyond(X->c, pr)) return; /* a dead-end part of the mesh */
-  if (!X->wedge) {
-    add_succ(X, pr, 0, 1, 0);
-    return;
-  }
   ax = pr->a[0] - n->root[0];
   ay = pr->a[1] - n->root[1];
   bx = pr->b[0] - n->root[0];
   by = pr->b[1] - n->root[1];
+  G.ux = pr->b[0] - pr->a[0];
+  G.uy = pr->b[1] - pr->a[1];
+  G.len2 = G.ux * G.ux + G.uy * G.uy;
+  G.oab = ax * by - ay * bx;
+  if (!X->wedge) {
+    add_succ(X, pr, &G, 0, 1, 0);
+    return;
+  }
   fra = X->rx * ay - X->ry * ax;
   frb = X->rx * by - X->ry * bx;
   fla = X->lx * ay - X->ly * ax;
@@ -208,13 +234,13 @@ static void portal_succs(opt_exp *X, nm_opt_portal *pr) {
   t0 = 0;
   t1 = 1;
   if (clip_vals(fra, frb, X->tr, &t0, &t1) && clip_vals(-fla, -flb, X->tl, &t0, &t1))
-    add_succ(X, pr, t0, t1, 0);
+    add_succ(X, pr, &G, t0, t1, 0);
   t0 = 0;
   t1 = 1;
-  if (X->rkey && clip_vals(-fra, -frb, X->tr, &t0, &t1)) add_succ(X, pr, t0, t1, 1);
+  if (X->rkey && clip_vals(-fra, -frb, X->tr, &t0, &t1)) add_succ(X, pr, &G, t0, t1, 1);
   t0 = 0;
   t1 = 1;
-  if (X->lkey && clip_vals(fla, flb, X->tl, &t0, &t1)) add_succ(X, pr, t0, t1, 2);
+  if (X->lkey && clip_vals(fla, flb, X->tl, &t0, &t1)) add_succ(X, pr, &G, t0, t1, 2);
 }
 
 /* The goal node when the node leads into the goal's polygon. */
