@@ -23,7 +23,10 @@
 enum {
   NM_OPT_POINT = 1,    /* root lies inside `poly`: every portal of it is seen */
   NM_OPT_FINAL = 2,    /* goal node: g is the whole path length */
-  NM_OPT_OFFMESH = 4   /* `from` is the off-mesh connection that led to `poly` */
+  NM_OPT_OFFMESH = 4,  /* `from` is the off-mesh connection that led to `poly` */
+  NM_OPT_MOVED = 8,    /* the root lay on the interval's line and moved to its nearer end */
+  NM_OPT_VIAR = 16,    /* ... from the right end of the parent's interval (a turn the path keeps) */
+  NM_OPT_VIAL = 32     /* ... from the left end of it */
 };
 
 /* Mesh-point descriptors: what an interval end is, so that corners can be

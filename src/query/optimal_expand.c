@@ -198,6 +198,8 @@ static void add_succ(opt_exp *X, nm_opt_portal *pr, const opt_pgeo *G, double t0
   }
   if (o * o <= c->eps2 * d2) { /* the root lies on the interval's line */
     if (!collinear_fix(c, x, same, d2)) return;
+    if (x->root[0] != r[0] || x->root[1] != r[1]) /* the path turns at r, then at the new root */
+      x->flags = NM_OPT_MOVED | (kind == 1 ? NM_OPT_VIAR : 0) | (kind == 2 ? NM_OPT_VIAL : 0);
   } else if (o > 0) {
     return; /* seen from behind: rounding */
   }

@@ -6,34 +6,60 @@
 #include "nm_optimal.h"
 
 
+/* Where turns() writes: points met so far (k), the slot of the last one
+ * (w, -1: not written) and its position. */
+typedef struct turn_out {
+  float *pts;
+  nm_polyref *refs;
+  int cap, skip, k, w;
+  const double *last;
+} turn_out;
+
+/* Meets point p, on polygon ref: written unless it repeats the last one;
+ * a repeat gives the last point this ref (the earliest node's wins). */
+static void turn_point(turn_out *o, const double *p, nm_polyref ref) {
+  if (p[0] != o->last[0] || p[1] != o->last[1]) {
+    o->last = p;
+    o->w = o->k - o->skip < o->cap ? o->k - o->skip : -1;
+    if (o->w >= 0) nm_vset(&o->pts[3 * o->w], (float)p[0], 0.0f, (float)-p[1]);
+    o->k++;
+  }
+  if (o->w >= 0) o->refs[o->w] = ref;
+}
+
 /* Walks the path of goal node idx backwards -- the goal, every root where
  * the path turns, the start -- skipping the first `skip` points met and
  * writing the next ones (up to cap) as (x, 0, z), with in refs the polygon
- * each lies on (that of the earliest node with the root). Returns the
- * number of points met. */
+ * each lies on. A root is an end of the interval before it, on that node's
+ * polygon, or was moved along its own interval's line to its end (then the
+ * path turned at the interval end before it too). Returns the number of
+ * points met. */
 static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts, nm_polyref *refs,
                  int cap, int skip) {
   const nm_opt *s = c->s;
   const nm_opt_node *n = &s->nodes[idx];
-  const double *last = c->goal;
-  int k = 1, w = -1;
+  turn_out o;
+  o.pts = pts;
+  o.refs = refs;
+  o.cap = cap;
+  o.skip = skip;
+  o.k = 1;
+  o.w = -1;
+  o.last = c->goal;
   if (skip == 0) {
     nm_vset(pts, (float)c->goal[0], 0.0f, (float)-c->goal[1]);
     refs[0] = c->goal_ref;
-    w = 0;
+    o.w = 0;
   }
   for (;;) {
-    if (n->root[0] != last[0] || n->root[1] != last[1]) {
-      last = n->root;
-      w = k - skip < cap ? k - skip : -1;
-      if (w >= 0) nm_vset(&pts[3 * w], (float)last[0], 0.0f, (float)-last[1]);
-      k++;
-    }
-    if (w >= 0) refs[w] = n->parent ? n->from : start_ref;
-    if (!n->parent) break;
-    n = &s->nodes[n->parent - 1];
+    const nm_opt_node *par = n->parent ? &s->nodes[n->parent - 1] : NULL;
+    turn_point(&o, n->root, !par ? start_ref : (n->flags & (NM_OPT_OFFMESH | NM_OPT_MOVED)) ? n->from : par->poly);
+    if (n->flags & NM_OPT_VIAR) turn_point(&o, par->right, par->poly);
+    if (n->flags & NM_OPT_VIAL) turn_point(&o, par->left, par->poly);
+    if (!par) break;
+    n = par;
   }
-  return k;
+  return o.k;
 }
 
 /* Reverses the first n points and refs. */
