@@ -216,7 +216,8 @@ static double fan_angle(const nm_tile *t, const nm_poly *p, int k) {
 /* The neighbour across the boundary piece next to v on edge e of polygon p
  * (after v for dir 0, before it for dir 1), or 0 for a wall. Tile-border
  * links cover parts of an edge, rounded to 1/255: a part starting (ending)
- * within qt of v is the one after (before) it. */
+ * within qt of v is the one after (before) it, and one ending (starting)
+ * there is not, though rounding may carry it a little past v. */
 static nm_polyref fan_cross(const nm_opt_ctx *c, const nm_tile *t, const nm_poly *p, int e, float tv,
                             int dir, float qt) {
   nm_polyref over = 0;
@@ -227,7 +228,7 @@ static nm_polyref fan_cross(const nm_opt_ctx *c, const nm_tile *t, const nm_poly
     const float lo = part ? l->bmin * (1.0f / 255.0f) : 0.0f, hi = part ? l->bmax * (1.0f / 255.0f) : 1.0f;
     if (l->edge != e) continue;
     if (fabsf((dir == 0 ? lo : hi) - tv) <= qt) { over = l->ref; break; }
-    if (lo < tv && tv < hi) over = l->ref;
+    if (lo + qt < tv && tv < hi - qt) over = l->ref; /* (a part ending at v covers nothing after it) */
   }
   if (over) {
     const nm_tile *nt;
