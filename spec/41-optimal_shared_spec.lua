@@ -84,12 +84,17 @@ local CITY_REGRESSIONS = {
   { 445.230316, 5.959702, 848.412170, 561.515076, -7.558074, 689.795410 },
 }
 
--- The optimal path for start and goal points, and A* + funnel's: both
--- lengths and whether each is partial.
-local function both_paths(mesh, sx, sy, sz, gx, gy, gz)
-  local a, pa = mesh:path(sx, sy, sz, gx, gy, gz)
-  local o, po = mesh:path(sx, sy, sz, gx, gy, gz, { optimal = true })
-  return helper.length2d(a), pa, helper.length2d(o), po
+-- Whether A* + funnel and the optimal search reach the goal (not partial).
+-- (Lengths are not compared here: Detour's funnel, which the default path
+-- follows bit for bit, can cut a wall corner when its apex is a portal's
+-- end point -- on nav_test_tiled a path from (1.711, -2.27, 20.9) to
+-- (6.328, -2.27, 4.360) passes 0.5 outside the wall at (4.711, 7.400) --
+-- so a correct optimal path may be the longer one. The brute-force specs
+-- check lengths.)
+local function both_reach(mesh, sx, sy, sz, gx, gy, gz)
+  local _, pa = mesh:path(sx, sy, sz, gx, gy, gz)
+  local _, po = mesh:path(sx, sy, sz, gx, gy, gz, { optimal = true })
+  return not pa, not po
 end
 
 describe("optimal paths on the shared navmeshes", function()
@@ -97,12 +102,12 @@ describe("optimal paths on the shared navmeshes", function()
   it("reaches every goal A* reaches (random pairs on the tiled meshes, city regressions)", function()
     local failed, total = {}, 0
     local function try(mesh, name, sx, sy, sz, gx, gy, gz)
-      local la, pa, lo, po = both_paths(mesh, sx, sy, sz, gx, gy, gz)
-      if not pa then
+      local a_reaches, o_reaches = both_reach(mesh, sx, sy, sz, gx, gy, gz)
+      if a_reaches then
         total = total + 1
-        if po or lo > la * (1 + 1e-5) + 1e-5 then
-          failed[#failed + 1] = ("%s (%.3f,%.3f,%.3f) -> (%.3f,%.3f,%.3f): optimal %.4f%s, A* %.4f"):format(
-            name, sx, sy, sz, gx, gy, gz, lo, po and " (partial)" or "", la)
+        if not o_reaches then
+          failed[#failed + 1] = ("%s (%.3f,%.3f,%.3f) -> (%.3f,%.3f,%.3f): the optimal path is partial"):format(
+            name, sx, sy, sz, gx, gy, gz)
         end
       end
     end
@@ -121,7 +126,7 @@ describe("optimal paths on the shared navmeshes", function()
         mesh:close()
       end
     end
-    print(("# optimal vs A*: %d reachable pairs, %d where the optimal path is partial or longer"):format(total, #failed))
+    print(("# optimal vs A*: %d pairs A* reaches, %d where the optimal path is partial"):format(total, #failed))
     for i = 1, math.min(#failed, 5) do print("#   " .. failed[i]) end
     assert.are.equal(0, #failed)
     assert.is_true(total > 100)
