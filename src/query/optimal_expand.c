@@ -136,6 +136,22 @@ typedef struct opt_pgeo {
   double ux, uy, len2, oab;
 } opt_pgeo;
 
+/* The point at t on portal pr into pt: its end a (b = 0, t = 0) or b
+ * (b = 1, t = 1) exactly, with that end's root key, else a point inside
+ * it, which is no corner (key 0). */
+static inline uint64_t interval_end(const nm_opt_ctx *c, nm_opt_portal *pr, const opt_pgeo *G, double t, int b,
+                                    double *pt) {
+  if (t == (double)b) {
+    const double *e = b ? pr->b : pr->a;
+    pt[0] = e[0];
+    pt[1] = e[1];
+    return nm_opt_end_key(c, pr, b);
+  }
+  pt[0] = pr->a[0] + G->ux * t;
+  pt[1] = pr->a[1] + G->uy * t;
+  return 0;
+}
+
 /* The part [*t0, *t1] of portal pr into node x's interval, snapped (in
  * place) to the portal's ends within eps; its squared length, or 0 when it
  * is shorter than eps. */
@@ -147,24 +163,8 @@ static double succ_interval(const nm_opt_ctx *c, nm_opt_portal *pr, const opt_pg
   if (t1 < 1 && (1 - t1) * (1 - t1) * len2 < c->eps2) *pt1 = t1 = 1;
   d2 = (t1 - t0) * (t1 - t0) * len2;
   if (t1 <= t0 || d2 < c->eps2) return 0;
-  if (t0 == 0) {
-    x->right[0] = pr->a[0];
-    x->right[1] = pr->a[1];
-    x->rkey = nm_opt_end_key(c, pr, 0);
-  } else {
-    x->right[0] = pr->a[0] + G->ux * t0;
-    x->right[1] = pr->a[1] + G->uy * t0;
-    x->rkey = 0;
-  }
-  if (t1 == 1) {
-    x->left[0] = pr->b[0];
-    x->left[1] = pr->b[1];
-    x->lkey = nm_opt_end_key(c, pr, 1);
-  } else {
-    x->left[0] = pr->a[0] + G->ux * t1;
-    x->left[1] = pr->a[1] + G->uy * t1;
-    x->lkey = 0;
-  }
+  x->rkey = interval_end(c, pr, G, t0, 0, x->right);
+  x->lkey = interval_end(c, pr, G, t1, 1, x->left);
   return d2;
 }
 
