@@ -54,6 +54,7 @@ build = {
         "src/query/optimal.c",
         "src/query/optimal_cuts.c",
         "src/query/optimal_expand.c",
+        "src/query/optimal_groups.c",
         "src/query/optimal_mesh.c",
         "src/query/optimal_path.c",
         "src/query/path.c",

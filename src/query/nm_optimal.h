@@ -28,6 +28,9 @@ enum {
   NM_OPT_VIAR = 16,    /* ... from the right end of the parent's interval (a turn the path keeps) */
   NM_OPT_VIAL = 32     /* ... from the left end of it */
 };
+/* Above the flags: the number of the portal record (among those of the
+ * polygon `from`) that holds the interval. */
+#define NM_OPT_PSHIFT 16
 
 /* Mesh-point descriptors: what an interval end is, so that corners can be
  * tested and roots recognised. */
@@ -85,6 +88,7 @@ typedef struct nm_opt_portal {
   uint8_t flags;             /* NM_PO_* */
   uint8_t bmin, bmax;        /* part of the edge, in 1/255 (0, 255: all of it) */
   uint32_t lo, hi;           /* the part of the mesh beyond (NM_PO_BEYOND_*) */
+  nm_polyref mnei;           /* the mesh polygon behind it (nei: the search polygon holding it) */
 } nm_opt_portal;
 
 #define NM_PO_KA 1           /* ka is known */
@@ -132,6 +136,12 @@ typedef struct nm_opt {
   uint32_t *bpar, *btin, *btout; /* [nbcap] each: parent, Euler tour interval */
   uint32_t nvcut, nlbase, nlblock, nbcap, nbc;
   int cuts;                  /* the forest is made */
+  /* Merged search polygons (optimal_groups.c), per mesh generation and
+   * filter flags: group (dense number of its first polygon) of each
+   * polygon, members in a list, and each polygon's ref. */
+  uint32_t *grp, *gnext, *gfirst;
+  nm_polyref *gref;
+  uint32_t ngrp, ngnext, ngfirst, ngref;
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
 } nm_opt;
@@ -143,6 +153,9 @@ typedef struct nm_opt_ctx {
   const nm_filter *f;
   nm_opt *s;
   nm_polyref goal_ref;
+  nm_polyref goal_grp;       /* the search polygon holding the goal */
+  int grouped;               /* search merged polygons (optimal_groups.c) */
+  uint32_t gofs;             /* pinfo offset of this kind of search: 0, or npoly when grouped */
   double goal[2];
   double eps, eps2;          /* distance tolerance [Units: wu], and its square */
   uint32_t side;             /* the goal's place in the block-cut forest (~0: no pruning) */
@@ -187,7 +200,7 @@ static inline uint32_t nm_opt_dense(const nm_opt *s, const nm_navmesh *m, nm_pol
 /* The portal records of polygon ref (valid until the next call), and in
  * *pi its entry. */
 static inline nm_opt_portal *nm_opt_portals(nm_opt_ctx *c, nm_polyref ref, const nm_opt_pinfo **pi) {
-  nm_opt_pinfo *e = &c->s->pinfo[nm_opt_dense(c->s, c->m, ref)];
+  nm_opt_pinfo *e = &c->s->pinfo[nm_opt_dense(c->s, c->m, ref) + c->gofs];
   if (e->gen != c->s->cgen) nm_opt_portals_make(c, e, ref);
   *pi = e;
   return &c->s->portals[e->first];
@@ -201,6 +214,14 @@ static inline uint64_t nm_opt_end_key(const nm_opt_ctx *c, nm_opt_portal *pr, in
 
 /* Grows array *p of *cap items of `size` bytes to n items (never shrinks). */
 NM_INTERNAL int nm_opt_grow_array(nm_query *q, void **p, uint32_t *cap, uint32_t n, size_t size);
+
+/* optimal_groups.c: merged search polygons for mesh m. */
+NM_INTERNAL nm_status nm_opt_groups_make(nm_query *q, nm_opt *s, const nm_navmesh *m);
+/* The search polygon holding polygon r: its group's first polygon in a
+ * grouped search, else r. */
+static inline nm_polyref nm_opt_group(const nm_opt_ctx *c, nm_polyref r) {
+  return c->grouped ? c->s->gref[c->s->grp[nm_opt_dense(c->s, c->m, r)]] : r;
+}
 
 /* optimal_cuts.c: the block-cut forest, made for the query's mesh. */
 NM_INTERNAL nm_status nm_opt_cuts_make(nm_query *q, nm_opt *s);
@@ -243,7 +264,8 @@ static inline int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi
 /* Runs a search (arguments checked here); *found gets its last node.
  * NM_FALLBACK when the search does not apply (nothing ran then). */
 NM_INTERNAL nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
-                                 const float *end, const nm_filter *filter, nm_opt_ctx *c, uint32_t *found);
+                                 const float *end, const nm_filter *filter, int grouped, nm_opt_ctx *c,
+                                 uint32_t *found);
 /* The query's scratch, made on first use. NULL when out of memory. */
 NM_INTERNAL nm_opt *nm_opt_scratch(nm_query *q);
 /* Number of polygons in the corridor of node idx, and the corridor itself. */

@@ -57,6 +57,10 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->lblock, (size_t)s->nlblock * sizeof(uint32_t));
   nm_free(&q->alloc, s->bpar, (size_t)s->nbcap * 3 * sizeof(uint32_t));
   nm_free(&q->alloc, s->cor, (size_t)s->ccap * sizeof(nm_polyref));
+  nm_free(&q->alloc, s->grp, (size_t)s->ngrp * sizeof(uint32_t));
+  nm_free(&q->alloc, s->gnext, (size_t)s->ngnext * sizeof(uint32_t));
+  nm_free(&q->alloc, s->gfirst, (size_t)s->ngfirst * sizeof(uint32_t));
+  nm_free(&q->alloc, s->gref, (size_t)s->ngref * sizeof(nm_polyref));
   nm_free(&q->alloc, s, sizeof *s);
   q->opt = NULL;
 }
@@ -476,7 +480,7 @@ static void point_in_poly(nm_query *q, nm_polyref ref, const float *pos, double 
 }
 
 nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
-                     const float *end, const nm_filter *filter, nm_opt_ctx *c, uint32_t *found) {
+                     const float *end, const nm_filter *filter, int grouped, nm_opt_ctx *c, uint32_t *found) {
   const nm_tile *t;
   const nm_poly *sp, *ep;
   nm_opt_node sn;
@@ -496,11 +500,14 @@ nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, cons
   c->eps2 = c->eps * c->eps;
   if (!(c->s = nm_opt_scratch(q)) || nm_opt_mesh_sync(q, c->s, q->mesh, filter) < 0) return NM_ERR_NOMEM;
   point_in_poly(q, end_ref, end, c->goal);
+  c->grouped = grouped;
+  c->gofs = grouped ? c->s->npoly : 0;
+  c->goal_grp = nm_opt_group(c, end_ref);
   memset(&sn, 0, sizeof sn);
   point_in_poly(q, start_ref, start, sn.root);
   memcpy(sn.left, sn.root, sizeof sn.left);
   memcpy(sn.right, sn.root, sizeof sn.right);
-  sn.poly = start_ref;
+  sn.poly = nm_opt_group(c, start_ref);
   sn.flags = NM_OPT_POINT;
   c->side = nm_opt_goal_side(c);
   st = search(c, &sn, found);
@@ -521,7 +528,7 @@ nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyr
   if (!count) return NM_ERR_PARAM;
   *count = 0;
   if (!path || cap <= 0) return NM_ERR_PARAM;
-  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, &c, &found);
+  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 0, &c, &found);
   if (st == NM_FALLBACK) {
     st = nm_query_find_path(q, start_ref, end_ref, start, end, filter, path, cap, count);
     return st < 0 ? st : st | NM_FALLBACK;

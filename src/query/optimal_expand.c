@@ -27,6 +27,7 @@ typedef struct opt_exp {
   double tr, tl;          /* eps * dr, eps * dl: tolerances of orientation tests */
   double rx, ry, lx, ly;  /* the rays root->right, root->left */
   uint32_t parent;        /* index + 1 of n */
+  uint32_t pflag;         /* the portal record's number among its polygon's, << NM_OPT_PSHIFT */
   nm_opt_node *out;       /* successors so far: out[0 .. count) */
   uint8_t *same;
   int count;
@@ -187,7 +188,7 @@ static void add_succ(opt_exp *X, nm_opt_portal *pr, const opt_pgeo *G, double t0
   x->poly = pr->nei;
   x->from = n->poly;
   x->parent = X->parent;
-  x->flags = 0;
+  x->flags = X->pflag;
   *same = kind == 0;
   /* orient(root, left, right) = (t0 - t1) * cross(a - root, b - root) */
   if (kind == 0) {
@@ -199,7 +200,7 @@ static void add_succ(opt_exp *X, nm_opt_portal *pr, const opt_pgeo *G, double t0
   if (o * o <= c->eps2 * d2) { /* the root lies on the interval's line */
     if (!collinear_fix(c, x, same, d2)) return;
     if (x->root[0] != r[0] || x->root[1] != r[1]) /* the path turns at r, then at the new root */
-      x->flags = NM_OPT_MOVED | (kind == 1 ? NM_OPT_VIAR : 0) | (kind == 2 ? NM_OPT_VIAL : 0);
+      x->flags |= NM_OPT_MOVED | (kind == 1 ? NM_OPT_VIAR : 0) | (kind == 2 ? NM_OPT_VIAL : 0);
   } else if (o > 0) {
     return; /* seen from behind: rounding */
   }
@@ -215,7 +216,7 @@ static void portal_succs(opt_exp *X, nm_opt_portal *pr) {
   const nm_opt_node *n = X->n;
   double ax, ay, bx, by, fra, frb, fla, flb, t0, t1;
   opt_pgeo G;
-  if ((pr->flags & NM_PO_DEAD) && pr->nei != X->c->goal_ref) return; /* cul-de-sac */
+  if ((pr->flags & NM_PO_DEAD) && pr->nei != X->c->goal_grp) return; /* cul-de-sac */
   if (!nm_opt_goal_beyond(X->c, pr)) return; /* a dead-end part of the mesh */
   ax = pr->a[0] - n->root[0];
   ay = pr->a[1] - n->root[1];
@@ -313,7 +314,7 @@ static void offmesh_succs(opt_exp *X) {
     memcpy(x->left, x->root, sizeof x->left);
     memcpy(x->right, x->root, sizeof x->right);
     x->rootkey = NM_OPT_OFFM | ((uint64_t)kx << 32) | l->ref;
-    x->poly = land;
+    x->poly = nm_opt_group(X->c, land);
     x->from = l->ref;
     x->parent = X->parent;
     x->flags = NM_OPT_POINT | NM_OPT_OFFMESH;
@@ -346,13 +347,16 @@ int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, uint32_t parent, nm_o
   int i;
   exp_init(c, n, &X);
   X.parent = parent;
-  if (n->poly == c->goal_ref) return goal_succ(&X, out, same);
+  if (n->poly == c->goal_grp) return goal_succ(&X, out, same);
   if (!X.wedge && !(n->flags & NM_OPT_POINT) && !nm_opt_seen(c, view_key(n), n->g)) return 0;
   X.out = out;
   X.same = same;
   pr = nm_opt_portals(c, n->poly, &pi);
   for (i = 0; i < pi->count && X.count + 3 <= NM_OPT_MAX_SUCC; i++, pr++)
-    if (pr->nei != n->from || (n->flags & NM_OPT_POINT)) portal_succs(&X, pr); /* not the way in */
+    if (pr->nei != n->from || (n->flags & NM_OPT_POINT)) { /* not the way in */
+      X.pflag = (uint32_t)i << NM_OPT_PSHIFT;
+      portal_succs(&X, pr);
+    }
   if (pi->offmesh) offmesh_succs(&X);
   return X.count;
 }

@@ -69,12 +69,12 @@ nm_status nm_opt_mesh_sync(nm_query *q, nm_opt *s, const nm_navmesh *m, const nm
     if (!nm_opt_grow_array(q, (void **)&s->tbase, &s->ntbase, (uint32_t)(m->top > 0 ? m->top : 1), sizeof(uint32_t)))
       return NM_ERR_NOMEM;
     cap = s->npinfo;
-    if (!nm_opt_grow_array(q, (void **)&s->pinfo, &s->npinfo, n > 0 ? n : 1, sizeof(nm_opt_pinfo)))
+    if (!nm_opt_grow_array(q, (void **)&s->pinfo, &s->npinfo, n > 0 ? 2 * n : 1, sizeof(nm_opt_pinfo)))
       return NM_ERR_NOMEM;
     if (s->npinfo > cap) memset(s->pinfo + cap, 0, (size_t)(s->npinfo - cap) * sizeof(nm_opt_pinfo));
     dense_count(m, s->tbase);
     s->npoly = n;
-    if (nm_opt_cuts_make(q, s) < 0) return NM_ERR_NOMEM;
+    if (nm_opt_cuts_make(q, s) < 0 || nm_opt_groups_make(q, s, m) < 0) return NM_ERR_NOMEM;
   }
   new_generation(s);
   s->mesh_gen = m->generation;
@@ -139,36 +139,61 @@ static int neighbour_facts(const nm_opt_ctx *c, nm_polyref nei, nm_polyref from,
   return nm_filter_pass(c->f, p);
 }
 
+/* First polygon (dense) of the search polygon ref, and the next after d
+ * (~0u: none): the members of its group in a grouped search, else ref. */
+static uint32_t member_first(const nm_opt_ctx *c, nm_polyref ref) {
+  const uint32_t d = nm_opt_dense(c->s, c->m, ref);
+  return c->grouped ? c->s->gfirst[c->s->grp[d]] : d;
+}
+static uint32_t member_next(const nm_opt_ctx *c, uint32_t d) { return c->grouped ? c->s->gnext[d] : ~0u; }
+
+/* Number of edge links of the polygons of search polygon ref (*offmesh: one
+ * of them has an off-mesh connection). */
+static uint32_t member_links(const nm_opt_ctx *c, nm_polyref ref, int *offmesh) {
+  uint32_t d, i, n = 0;
+  for (d = member_first(c, ref); d != ~0u; d = member_next(c, d)) {
+    const nm_tile *t;
+    const nm_poly *p;
+    nm_ref_unsafe(c->m, c->s->gref[d], &t, &p);
+    for (i = p->first_link; i != NM_NULL_LINK; i = t->links[i].next) {
+      if (t->links[i].edge < p->vert_count) n++;
+      else *offmesh = 1;
+    }
+  }
+  return n;
+}
+
 void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref) {
-  const nm_tile *t;
-  const nm_poly *p;
-  uint32_t i, n = 0;
-  nm_ref_unsafe(c->m, ref, &t, &p);
-  for (i = p->first_link; i != NM_NULL_LINK; i = t->links[i].next) n += t->links[i].edge < p->vert_count;
+  uint32_t d, i, n;
+  int offmesh = 0;
+  n = member_links(c, ref, &offmesh);
   pi->count = 0;
-  pi->offmesh = 0;
+  pi->offmesh = (uint16_t)offmesh;
   pi->first = 0;
   if (n > 0xffff || !portal_room(c, n)) n = 0; /* (the emptied pool holds any polygon's links) */
   pi->gen = c->s->cgen; /* after portal_room: it may start a new generation */
-  if (!n) {
-    for (i = p->first_link; i != NM_NULL_LINK; i = t->links[i].next) pi->offmesh = 1;
-    return;
-  }
+  if (!n) return;
   pi->first = c->s->pused;
-  for (i = p->first_link; i != NM_NULL_LINK; i = t->links[i].next) {
-    const nm_link *l = &t->links[i];
-    nm_opt_portal *pr = &c->s->portals[c->s->pused];
-    int dead;
-    if (l->edge >= p->vert_count) { /* an off-mesh connection, not an edge */
-      pi->offmesh = 1;
-      continue;
+  for (d = member_first(c, ref); d != ~0u; d = member_next(c, d)) {
+    const nm_polyref own = c->s->gref[d];
+    const nm_tile *t;
+    const nm_poly *p;
+    nm_ref_unsafe(c->m, own, &t, &p);
+    for (i = p->first_link; i != NM_NULL_LINK; i = t->links[i].next) {
+      const nm_link *l = &t->links[i];
+      nm_opt_portal *pr = &c->s->portals[c->s->pused];
+      int dead;
+      if (l->edge >= p->vert_count) continue; /* an off-mesh connection, not an edge */
+      if (!neighbour_facts(c, l->ref, own, &dead)) continue; /* excluded: a wall */
+      if (c->grouped && nm_opt_group(c, l->ref) == ref) continue; /* inside the search polygon */
+      portal_fill(t, p, own, l, pr);
+      pr->nei = nm_opt_group(c, l->ref);
+      pr->mnei = l->ref;
+      if (dead) pr->flags |= NM_PO_DEAD;
+      nm_opt_portal_cut(c->s, own, c->m, i, pr);
+      c->s->pused++;
+      pi->count++;
     }
-    if (!neighbour_facts(c, l->ref, ref, &dead)) continue; /* excluded: a wall */
-    portal_fill(t, p, ref, l, pr);
-    if (dead) pr->flags |= NM_PO_DEAD;
-    nm_opt_portal_cut(c->s, ref, c->m, i, pr);
-    c->s->pused++;
-    pi->count++;
   }
 }
 

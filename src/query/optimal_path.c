@@ -7,24 +7,53 @@
 
 
 /* Where turns() writes: points met so far (k), the slot of the last one
- * (w, -1: not written) and its position. */
+ * (w, -1: not written) and its position, and where its polygon comes from
+ * (worked out once the point is left behind: src, how, see point_ref). */
 typedef struct turn_out {
+  nm_opt_ctx *c;
   float *pts;
   nm_polyref *refs;
   int cap, skip, k, w;
   const double *last;
+  const nm_opt_node *src;
+  int how;
+  nm_polyref start_ref;
 } turn_out;
 
-/* Meets point p, on polygon ref: written unless it repeats the last one;
- * a repeat gives the last point this ref (the earliest node's wins). */
-static void turn_point(turn_out *o, const double *p, nm_polyref ref) {
+/* A mesh polygon on whose boundary an end of node n's interval lies: the
+ * one n leads into (how 1) or the one whose edge holds the interval (0);
+ * how 2: n's `from` (an off-mesh connection), 3: the start's polygon,
+ * 4: the goal's. In a grouped search the portal record holding the
+ * interval names the mesh polygons. */
+static nm_polyref point_ref(const turn_out *o, const nm_opt_node *n, int how) {
+  const nm_opt_pinfo *pi;
+  const nm_opt_portal *pr;
+  const uint32_t k = how < 2 ? n->flags >> NM_OPT_PSHIFT : 0;
+  if (how >= 2) return how == 2 ? n->from : (how == 3 ? o->start_ref : o->c->goal_ref);
+  if (!o->c->grouped) return how ? n->poly : n->from;
+  pr = nm_opt_portals(o->c, n->from, &pi);
+  if (k >= pi->count) return n->poly; /* (cannot happen: records are remade alike) */
+  return how ? pr[k].mnei : pr[k].own;
+}
+
+/* Writes the polygon of the last point met. */
+static void turn_flush(turn_out *o) {
+  if (o->w >= 0) o->refs[o->w] = point_ref(o, o->src, o->how);
+}
+
+/* Meets point p, whose polygon point_ref(src, how) tells: written unless
+ * it repeats the last one; a repeat gives the last point its polygon (the
+ * earliest node's wins). */
+static void turn_point(turn_out *o, const double *p, const nm_opt_node *src, int how) {
   if (p[0] != o->last[0] || p[1] != o->last[1]) {
+    turn_flush(o);
     o->last = p;
     o->w = o->k - o->skip < o->cap ? o->k - o->skip : -1;
     if (o->w >= 0) nm_vset(&o->pts[3 * o->w], (float)p[0], 0.0f, (float)-p[1]);
     o->k++;
   }
-  if (o->w >= 0) o->refs[o->w] = ref;
+  o->src = src;
+  o->how = how;
 }
 
 /* Walks the path of goal node idx backwards -- the goal, every root where
@@ -34,11 +63,12 @@ static void turn_point(turn_out *o, const double *p, nm_polyref ref) {
  * polygon, or was moved along its own interval's line to its end (then the
  * path turned at the interval end before it too). Returns the number of
  * points met. */
-static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts, nm_polyref *refs,
+static int turns(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts, nm_polyref *refs,
                  int cap, int skip) {
   const nm_opt *s = c->s;
   const nm_opt_node *n = &s->nodes[idx];
   turn_out o;
+  o.c = c;
   o.pts = pts;
   o.refs = refs;
   o.cap = cap;
@@ -46,19 +76,25 @@ static int turns(const nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float 
   o.k = 1;
   o.w = -1;
   o.last = c->goal;
+  o.src = NULL;
+  o.how = 4;
+  o.start_ref = start_ref;
   if (skip == 0) {
     nm_vset(pts, (float)c->goal[0], 0.0f, (float)-c->goal[1]);
-    refs[0] = c->goal_ref;
     o.w = 0;
   }
   for (;;) {
     const nm_opt_node *par = n->parent ? &s->nodes[n->parent - 1] : NULL;
-    turn_point(&o, n->root, !par ? start_ref : (n->flags & (NM_OPT_OFFMESH | NM_OPT_MOVED)) ? n->from : par->poly);
-    if (n->flags & NM_OPT_VIAR) turn_point(&o, par->right, par->poly);
-    if (n->flags & NM_OPT_VIAL) turn_point(&o, par->left, par->poly);
+    if (!par) turn_point(&o, n->root, n, 3);
+    else if (n->flags & NM_OPT_OFFMESH) turn_point(&o, n->root, n, 2);
+    else if (n->flags & NM_OPT_MOVED) turn_point(&o, n->root, n, 0);
+    else turn_point(&o, n->root, par, 1);
+    if (n->flags & NM_OPT_VIAR) turn_point(&o, par->right, par, 1);
+    if (n->flags & NM_OPT_VIAL) turn_point(&o, par->left, par, 1);
     if (!par) break;
     n = par;
   }
+  turn_flush(&o);
   return o.k;
 }
 
@@ -160,8 +196,13 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
   if (!count) return NM_ERR_PARAM;
   *count = 0;
   if (!pts || !refs || cap <= 0) return NM_ERR_PARAM;
-  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, &c, &found);
+  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 1, &c, &found);
   if (st < 0) return st;
+  if (st != NM_FALLBACK && ((st & NM_PARTIAL) || uses_offmesh(c.s, found))) {
+    /* the funnel needs the corridor of mesh polygons: search them */
+    st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 0, &c, &found);
+    if (st < 0) return st;
+  }
   if (st == NM_FALLBACK || (st & NM_PARTIAL) || uses_offmesh(c.s, found))
     return corridor_path(q, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
   n = turns(&c, found, start_ref, pts, refs, cap, 0);
