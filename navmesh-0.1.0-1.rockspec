@@ -52,6 +52,7 @@ build = {
         "src/query/geom.c",
         "src/query/nearest.c",
         "src/query/optimal.c",
+        "src/query/optimal_corridor.c",
         "src/query/optimal_cuts.c",
         "src/query/optimal_expand.c",
         "src/query/optimal_groups.c",

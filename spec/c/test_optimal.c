@@ -378,7 +378,7 @@ TEST(allocation_failures) {
   a.ud = &cnt;
   m = grid_mesh(pillars(), 48, 48, &a);
   CHECK(m != NULL);
-  for (k = -1; k < 40 && (k < 0 || k < needed); k++) {
+  for (k = -1; k < 100 && (k < 0 || k < needed); k++) {
     nm_query *q = NULL;
     nm_filter f;
     nm_polyref sr, er, path[CAP];

@@ -108,6 +108,13 @@ typedef struct nm_opt_pinfo {
   uint16_t offmesh;          /* it has off-mesh connections */
 } nm_opt_pinfo;
 
+/* A node of the path's chain and where the path crosses its interval
+ * (optimal_corridor.c). */
+typedef struct nm_opt_hop {
+  double at[2];
+  uint32_t idx;
+} nm_opt_hop;
+
 /* Scratch space of the optimal search, owned by the query and grown (never
  * shrunk) up to `limit` nodes, so warm queries allocate nothing. */
 typedef struct nm_opt {
@@ -144,6 +151,8 @@ typedef struct nm_opt {
   uint32_t ngrp, ngnext, ngfirst, ngref;
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
+  nm_opt_hop *hops;          /* [nhops] a path's chain (optimal_corridor.c) */
+  uint32_t nhops;
 } nm_opt;
 
 /* One search. */
@@ -268,8 +277,11 @@ NM_INTERNAL nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref e
                                  uint32_t *found);
 /* The query's scratch, made on first use. NULL when out of memory. */
 NM_INTERNAL nm_opt *nm_opt_scratch(nm_query *q);
-/* Number of polygons in the corridor of node idx, and the corridor itself. */
-NM_INTERNAL int nm_opt_chain_len(const nm_opt *s, uint32_t idx);
-NM_INTERNAL nm_status nm_opt_write_corridor(const nm_opt *s, uint32_t idx, nm_polyref *path, int cap, int *count);
+/* optimal_corridor.c: the corridor of mesh polygons of node idx's path,
+ * start first, into s->cor; *count gets its length. */
+NM_INTERNAL nm_status nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, uint32_t *count);
+/* The mesh polygon on the far side (into = 1) or near side (0) of the
+ * portal record holding node n's interval (n neither start nor off-mesh). */
+NM_INTERNAL nm_polyref nm_opt_portal_mesh(nm_opt_ctx *c, const nm_opt_node *n, int into);
 
 #endif

@@ -61,6 +61,7 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->gnext, (size_t)s->ngnext * sizeof(uint32_t));
   nm_free(&q->alloc, s->gfirst, (size_t)s->ngfirst * sizeof(uint32_t));
   nm_free(&q->alloc, s->gref, (size_t)s->ngref * sizeof(nm_polyref));
+  nm_free(&q->alloc, s->hops, (size_t)s->nhops * sizeof(nm_opt_hop));
   nm_free(&q->alloc, s, sizeof *s);
   q->opt = NULL;
 }
@@ -410,33 +411,6 @@ static nm_status search(nm_opt_ctx *c, const nm_opt_node *start, uint32_t *found
   return c->st | NM_PARTIAL;
 }
 
-int nm_opt_chain_len(const nm_opt *s, uint32_t idx) {
-  const nm_opt_node *n;
-  int len = 0;
-  if (s->nodes[idx].flags & NM_OPT_FINAL) idx = s->nodes[idx].parent - 1; /* same polygon */
-  for (n = &s->nodes[idx];; n = &s->nodes[n->parent - 1]) {
-    len += (n->flags & NM_OPT_OFFMESH) ? 2 : 1;
-    if (!n->parent) break;
-  }
-  return len;
-}
-
-/* Writes the corridor of node idx (start polygon first) into path, cut at
- * its end when cap is too small. */
-nm_status nm_opt_write_corridor(const nm_opt *s, uint32_t idx, nm_polyref *path, int cap, int *count) {
-  const nm_opt_node *n;
-  const int len = nm_opt_chain_len(s, idx);
-  int w = len;
-  if (s->nodes[idx].flags & NM_OPT_FINAL) idx = s->nodes[idx].parent - 1;
-  for (n = &s->nodes[idx];; n = &s->nodes[n->parent - 1]) {
-    if (--w < cap) path[w] = n->poly;
-    if ((n->flags & NM_OPT_OFFMESH) && --w < cap) path[w] = n->from;
-    if (!n->parent) break;
-  }
-  *count = len < cap ? len : cap;
-  return len > cap ? NM_TRUNCATED : NM_OK;
-}
-
 /* 1 when every area costs the same (the only case the search handles).
  * Equal bytes, each cost to the next, settle the usual case at once. */
 static int uniform_costs(const nm_filter *f) {
@@ -523,16 +497,19 @@ nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyr
                                      const float start[3], const float end[3],
                                      const nm_filter *filter, nm_polyref *path, int cap, int *count) {
   nm_opt_ctx c;
-  uint32_t found;
+  uint32_t found, n;
   nm_status st;
   if (!count) return NM_ERR_PARAM;
   *count = 0;
   if (!path || cap <= 0) return NM_ERR_PARAM;
-  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 0, &c, &found);
+  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 1, &c, &found);
   if (st == NM_FALLBACK) {
     st = nm_query_find_path(q, start_ref, end_ref, start, end, filter, path, cap, count);
     return st < 0 ? st : st | NM_FALLBACK;
   }
   if (st < 0) return st;
-  return st | nm_opt_write_corridor(c.s, found, path, cap, count);
+  if (nm_opt_corridor(&c, found, start_ref, &n) < 0) return NM_ERR_NOMEM;
+  *count = n < (uint32_t)cap ? (int)n : cap;
+  memcpy(path, c.s->cor, (size_t)*count * sizeof(nm_polyref));
+  return st | (n > (uint32_t)cap ? NM_TRUNCATED : 0);
 }

@@ -31,9 +31,7 @@ typedef struct grp_work {
 } grp_work;
 
 /* Largest ring of a group: bigger search polygons cost more per expansion. */
-#ifndef NM_GRP_MAX_RING
 #define NM_GRP_MAX_RING 32u
-#endif
 
 static uint32_t grp_find(uint32_t *uf, uint32_t a) {
   while (uf[a] != a) a = uf[a] = uf[uf[a]];
@@ -43,6 +41,7 @@ static uint32_t grp_find(uint32_t *uf, uint32_t a) {
 /* Room for n more points in the pool (which may move); 0: out of memory. */
 static int pool_room(grp_work *w, uint32_t n) {
   uint32_t ncap = w->pcap ? w->pcap : 1024;
+  if (w->pcap - w->pused >= n) return 1;
   while (ncap - w->pused < n) {
     if (ncap > 0x7fffffffu) return 0;
     ncap *= 2;
@@ -179,18 +178,12 @@ static int ring_chain(grp_work *w, const grp_ring *r, uint32_t g, uint32_t *c0, 
   return 1;
 }
 
-/* 1 when ring o turns left (or runs straight) at every point and goes once around. */
-static int ring_convex(const grp_pt *o, uint32_t n) {
-  uint32_t i;
-  double turn = 0;
-  for (i = 0; i < n; i++) {
-    const grp_pt *a = &o[(i + n - 1) % n], *b = &o[i], *c = &o[(i + 1) % n];
-    const double ux = b->x - a->x, uy = b->y - a->y, vx = c->x - b->x, vy = c->y - b->y;
-    const double cr = ux * vy - uy * vx, lu = sqrt(ux * ux + uy * uy), lv = sqrt(vx * vx + vy * vy);
-    if (cr < -1e-7 * lu * lv) return 0;
-    if (lu > 0 && lv > 0) turn += atan2(cr, ux * vx + uy * vy);
-  }
-  return turn < 6.3 && turn > 6.2;
+/* 1 when ring o turns left (or runs straight) at its point i. */
+static int turns_left(const grp_pt *o, uint32_t n, uint32_t i) {
+  const grp_pt *a = &o[(i + n - 1) % n], *b = &o[i], *c = &o[(i + 1) % n];
+  const double ux = b->x - a->x, uy = b->y - a->y, vx = c->x - b->x, vy = c->y - b->y;
+  const double cr = ux * vy - uy * vx;
+  return cr >= 0 || cr * cr < 1e-14 * (ux * ux + uy * uy) * (vx * vx + vy * vy);
 }
 
 /* Merges groups a and b when their union is convex (and not too big); 1
@@ -198,7 +191,7 @@ static int ring_convex(const grp_pt *o, uint32_t n) {
 static int try_merge(grp_work *w, uint32_t a, uint32_t b) {
   grp_ring *ra = &w->r[a], *rb = &w->r[b];
   const grp_pt *pa, *pb;
-  uint32_t a0, a1, b0, b1, k, n = 0;
+  uint32_t a0, a1, b0, b1, j, k, n = 0;
   grp_pt *o;
   if (ra->n + rb->n > NM_GRP_MAX_RING + 4 || !ring_chain(w, ra, b, &a0, &a1) || !ring_chain(w, rb, a, &b0, &b1) ||
       !pool_room(w, ra->n + rb->n))
@@ -214,8 +207,11 @@ static int try_merge(grp_work *w, uint32_t a, uint32_t b) {
     if (k == a0) break;
   }
   o[n - 1].nb = pb[b1].nb;
+  j = n - 1; /* the two points where the rings meet: o[0] and o[j] */
   for (k = (b1 + 1) % rb->n; k != b0; k = (k + 1) % rb->n) o[n++] = pb[k];
-  if (n > NM_GRP_MAX_RING || !ring_convex(o, n)) return 0;
+  /* Both rings are convex and lie on either side of the chain, so the
+   * union is convex when it turns left where they meet. */
+  if (n > NM_GRP_MAX_RING || !turns_left(o, n, 0) || !turns_left(o, n, j)) return 0;
   ra->off = w->pused;
   ra->n = n;
   w->pused += n;
@@ -224,23 +220,17 @@ static int try_merge(grp_work *w, uint32_t a, uint32_t b) {
   return 1;
 }
 
-/* Merges greedily until nothing more merges. */
+/* Merges greedily: each group tries its neighbours, again after every
+ * merge. One pass finds all: a pair that failed can only succeed once one
+ * of the two changed, and the one that changed tries its neighbours anew. */
 static void merge_all(grp_work *w, uint32_t np) {
-  int again = 1, pass;
-  for (pass = 0; again && pass < 16; pass++) {
-    uint32_t i;
-    again = 0;
-    for (i = 0; i < np; i++) {
-      uint32_t k;
-      if (!w->r[i].n || w->uf[i] != i) continue;
-      for (k = 0; k < w->r[i].n; k++) {
-        const uint32_t g = piece_grp(w, &w->r[i], k);
-        if (g == ~0u || g == i || !w->r[g].n) continue;
-        if (try_merge(w, i, g)) {
-          again = 1;
-          k = (uint32_t)-1;
-        }
-      }
+  uint32_t i;
+  for (i = 0; i < np; i++) {
+    uint32_t k;
+    if (!w->r[i].n || w->uf[i] != i) continue;
+    for (k = 0; k < w->r[i].n; k++) {
+      const uint32_t g = piece_grp(w, &w->r[i], k);
+      if (g != ~0u && g != i && w->r[g].n && try_merge(w, i, g)) k = (uint32_t)-1;
     }
   }
 }

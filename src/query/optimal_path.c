@@ -26,14 +26,18 @@ typedef struct turn_out {
  * 4: the goal's. In a grouped search the portal record holding the
  * interval names the mesh polygons. */
 static nm_polyref point_ref(const turn_out *o, const nm_opt_node *n, int how) {
+  if (how >= 2) return how == 2 ? n->from : (how == 3 ? o->start_ref : o->c->goal_ref);
+  return nm_opt_portal_mesh(o->c, n, how);
+}
+
+nm_polyref nm_opt_portal_mesh(nm_opt_ctx *c, const nm_opt_node *n, int into) {
   const nm_opt_pinfo *pi;
   const nm_opt_portal *pr;
-  const uint32_t k = how < 2 ? n->flags >> NM_OPT_PSHIFT : 0;
-  if (how >= 2) return how == 2 ? n->from : (how == 3 ? o->start_ref : o->c->goal_ref);
-  if (!o->c->grouped) return how ? n->poly : n->from;
-  pr = nm_opt_portals(o->c, n->from, &pi);
+  const uint32_t k = n->flags >> NM_OPT_PSHIFT;
+  if (!c->grouped) return into ? n->poly : n->from;
+  pr = nm_opt_portals(c, n->from, &pi);
   if (k >= pi->count) return n->poly; /* (cannot happen: records are remade alike) */
-  return how ? pr[k].mnei : pr[k].own;
+  return into ? pr[k].mnei : pr[k].own;
 }
 
 /* Writes the polygon of the last point met. */
@@ -166,7 +170,7 @@ static nm_status funnel_path(nm_query *q, const nm_polyref *cor, int ncor, nm_po
 /* Corridor, then funnel: the path when the optimal search does not apply
  * (A* corridor, NM_FALLBACK), did not reach the goal, or took off-mesh
  * connections (the funnel places their end points). */
-static nm_status corridor_path(nm_query *q, nm_status st, uint32_t found,
+static nm_status corridor_path(nm_query *q, nm_opt_ctx *c, nm_status st, uint32_t found,
                                nm_polyref start_ref, nm_polyref end_ref, const float *start,
                                const float *end, const nm_filter *filter, float *pts,
                                nm_polyref *refs, int cap, int *count) {
@@ -180,8 +184,10 @@ static nm_status corridor_path(nm_query *q, nm_status st, uint32_t found,
     if (st < 0) return st;
     st |= NM_FALLBACK;
   } else {
-    if (!(cor = corridor_room(q, s, (uint32_t)nm_opt_chain_len(s, found)))) return NM_ERR_NOMEM;
-    st |= nm_opt_write_corridor(s, found, cor, (int)s->ccap, &ncor);
+    uint32_t n;
+    if (nm_opt_corridor(c, found, start_ref, &n) < 0) return NM_ERR_NOMEM;
+    cor = s->cor;
+    ncor = (int)n;
   }
   return st | funnel_path(q, cor, ncor, end_ref, start, end, pts, refs, cap, count);
 }
@@ -198,13 +204,8 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
   if (!pts || !refs || cap <= 0) return NM_ERR_PARAM;
   st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 1, &c, &found);
   if (st < 0) return st;
-  if (st != NM_FALLBACK && ((st & NM_PARTIAL) || uses_offmesh(c.s, found))) {
-    /* the funnel needs the corridor of mesh polygons: search them */
-    st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 0, &c, &found);
-    if (st < 0) return st;
-  }
   if (st == NM_FALLBACK || (st & NM_PARTIAL) || uses_offmesh(c.s, found))
-    return corridor_path(q, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
+    return corridor_path(q, &c, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
   n = turns(&c, found, start_ref, pts, refs, cap, 0);
   if (n > cap) { /* keep the start of the path: the points met last */
     turns(&c, found, start_ref, pts, refs, cap, n - cap);

@@ -1,0 +1,218 @@
+/* optimal_corridor.c -- the corridor of an optimal search's path: the mesh
+ * polygons it crosses, start first.
+ *
+ * The search's nodes name search polygons: mesh polygons, or in a grouped
+ * search merged groups of them (optimal_groups.c). Within a group the path
+ * runs straight from where it enters to where it leaves, so the mesh
+ * polygons it crosses there are found by a breadth-first walk, from the
+ * polygon it enters to the one it leaves, going from polygon to polygon
+ * where the straight piece crosses. Where the path enters and leaves follows from
+ * its turns: walking back from the goal, the path through a node's interval
+ * runs from the node's root to the next point where it turns. */
+#include "nm_optimal.h"
+
+#define NM_OPT_GROUP_MAX 64 /* polygons of a group a walk handles (groups hold at most 32) */
+
+/* Where the path from r towards p crosses the interval of node n (a point
+ * of it): the root itself for a node without an interval. */
+static void cross_point(const nm_opt_ctx *c, const nm_opt_node *n, const double *r, const double *p,
+                        double *out) {
+  const double *a = n->right, *b = n->left;
+  const double ux = b[0] - a[0], uy = b[1] - a[1], uu = ux * ux + uy * uy;
+  const double d = nm_opt_orient(a, b, r), e = nm_opt_orient(a, b, p);
+  double x[2], t;
+  if ((n->flags & NM_OPT_POINT) || uu <= c->eps2) {
+    out[0] = n->root[0];
+    out[1] = n->root[1];
+    return;
+  }
+  if (d * d <= c->eps2 * uu || (d > 0) == (e > 0) || d == e) { /* r on the line: the path leaves from r */
+    x[0] = r[0];
+    x[1] = r[1];
+  } else {
+    const double s = d / (d - e);
+    x[0] = r[0] + (p[0] - r[0]) * s;
+    x[1] = r[1] + (p[1] - r[1]) * s;
+  }
+  t = ((x[0] - a[0]) * ux + (x[1] - a[1]) * uy) / uu;
+  t = t < 0 ? 0 : (t > 1 ? 1 : t);
+  out[0] = a[0] + ux * t;
+  out[1] = a[1] + uy * t;
+}
+
+/* The path's chain of nodes, start first, into s->hops; with each node the
+ * point where the path crosses its interval. *n gets their number; the
+ * goal node itself is left out (it lies in its parent's polygon). */
+static nm_status chain_hops(nm_opt_ctx *c, uint32_t idx, uint32_t *n) {
+  nm_opt *s = c->s;
+  const nm_opt_node *x;
+  double tgt[2];
+  uint32_t len = 0, i, k;
+  if (s->nodes[idx].flags & NM_OPT_FINAL) { /* to the goal, turning last at the goal node's root */
+    const nm_opt_node *par = &s->nodes[s->nodes[idx].parent - 1], *f = &s->nodes[idx];
+    const double *turn = (f->root[0] != par->root[0] || f->root[1] != par->root[1]) ? f->root : c->goal;
+    tgt[0] = turn[0], tgt[1] = turn[1];
+    idx = s->nodes[idx].parent - 1;
+  } else { /* partial: towards the point of the interval nearest the goal */
+    cross_point(c, &s->nodes[idx], c->goal, c->goal, tgt);
+  }
+  for (i = idx;; i = s->nodes[i].parent - 1) {
+    len++;
+    if (!s->nodes[i].parent) break;
+  }
+  if (!nm_opt_grow_array(c->q, (void **)&s->hops, &s->nhops, len, sizeof(nm_opt_hop))) return NM_ERR_NOMEM;
+  for (i = idx, k = len; k-- > 0; i = x->parent - 1) {
+    x = &s->nodes[i];
+    s->hops[k].idx = i;
+    cross_point(c, x, x->root, tgt, s->hops[k].at);
+    if (x->parent) {
+      const nm_opt_node *par = &s->nodes[x->parent - 1];
+      const double *turn = (x->flags & NM_OPT_VIAR) ? par->right : (x->flags & NM_OPT_VIAL) ? par->left : x->root;
+      if (turn[0] != par->root[0] || turn[1] != par->root[1]) tgt[0] = turn[0], tgt[1] = turn[1];
+    }
+  }
+  *n = len;
+  return NM_OK;
+}
+
+/* Appends polygon ref to the corridor (s->cor, *len so far). */
+static int cor_push(nm_opt_ctx *c, nm_polyref ref, uint32_t *len) {
+  nm_opt *s = c->s;
+  if (*len == s->ccap && !nm_opt_grow_array(c->q, (void **)&s->cor, &s->ccap, s->ccap ? s->ccap * 2 : 256,
+                                            sizeof(nm_polyref)))
+    return 0;
+  s->cor[(*len)++] = ref;
+  return 1;
+}
+
+/* The part of its edge that link l of polygon p (tile t) crosses, in
+ * (x, -z): a -> b. */
+static void link_part(const nm_tile *t, const nm_poly *p, const nm_link *l, double *a, double *b) {
+  const int e = l->edge, e1 = e + 1 == p->vert_count ? 0 : e + 1;
+  const float *v0 = &t->verts[p->verts[e] * 3], *v1 = &t->verts[p->verts[e1] * 3];
+  const int part = l->side != 0xff && (l->bmin != 0 || l->bmax != 255);
+  float pt[3];
+  nm_opt_pt(a, v0);
+  nm_opt_pt(b, v1);
+  if (part) {
+    nm_vlerp(pt, v0, v1, l->bmin * (1.0f / 255.0f));
+    nm_opt_pt(a, pt);
+    nm_vlerp(pt, v0, v1, l->bmax * (1.0f / 255.0f));
+    nm_opt_pt(b, pt);
+  }
+}
+
+/* 1 when segments p-q and a-b meet, within tol (X/Z). */
+static int seg_meet(const double *p, const double *q, const double *a, const double *b, double tol) {
+  const double lpq = nm_opt_dist(p, q), lab = nm_opt_dist(a, b);
+  const double d1 = nm_opt_orient(p, q, a), d2 = nm_opt_orient(p, q, b);
+  const double d3 = nm_opt_orient(a, b, p), d4 = nm_opt_orient(a, b, q);
+  double lo = d1 < d2 ? d1 : d2, hi = d1 < d2 ? d2 : d1;
+  if (lpq <= tol) { /* a point: near the segment a-b? */
+    const double t = lab > 0 ? ((p[0] - a[0]) * (b[0] - a[0]) + (p[1] - a[1]) * (b[1] - a[1])) / (lab * lab) : 0;
+    return t >= -tol / (lab + tol) && t <= 1 + tol / (lab + tol) && fabs(d3) <= tol * lab;
+  }
+  if (lo > tol * lpq || hi < -tol * lpq) return 0;
+  lo = d3 < d4 ? d3 : d4;
+  hi = d3 < d4 ? d4 : d3;
+  return lo <= tol * lab && hi >= -tol * lab;
+}
+
+/* Appends the polygons of search polygon g from mesh polygon `in` to `out`,
+ * crossing from one to the next where the segment p-q does (any way when p
+ * is NULL, or when no such way is found). */
+static int group_walk(nm_opt_ctx *c, nm_polyref g, nm_polyref in, nm_polyref out, const double *p,
+                      const double *q, uint32_t *len) {
+  nm_polyref node[NM_OPT_GROUP_MAX];
+  int from[NM_OPT_GROUP_MAX], n = 1, head = 0, pass, found = -1, i;
+  uint32_t d;
+  if (in == out) return cor_push(c, in, len);
+  for (pass = p ? 0 : 1; pass < 2 && found < 0; pass++) {
+    node[0] = in;
+    from[0] = -1;
+    n = 1;
+    for (head = 0; head < n && found < 0; head++) {
+      const nm_tile *t;
+      const nm_poly *pl;
+      uint32_t l;
+      nm_ref_unsafe(c->m, node[head], &t, &pl);
+      for (l = pl->first_link; l != NM_NULL_LINK && found < 0; l = t->links[l].next) {
+        const nm_polyref r = t->links[l].ref;
+        double pa[2], pb[2];
+        if (t->links[l].edge >= pl->vert_count || nm_opt_group(c, r) != g) continue;
+        for (i = 0; i < n && node[i] != r; i++) {}
+        if (i < n || n == NM_OPT_GROUP_MAX) continue;
+        if (pass == 0) {
+          link_part(t, pl, &t->links[l], pa, pb);
+          if (!seg_meet(p, q, pa, pb, 8 * c->eps)) continue;
+        }
+        node[n] = r;
+        from[n] = head;
+        if (r == out) found = n;
+        n++;
+      }
+    }
+  }
+  if (found < 0) return cor_push(c, in, len) && cor_push(c, out, len); /* (cannot happen: groups are connected) */
+  d = *len;
+  for (i = found; i >= 0; i = from[i]) d++;
+  while (*len < d)
+    if (!cor_push(c, 0, len)) return 0;
+  for (i = found; i >= 0; i = from[i]) c->s->cor[--d] = node[i];
+  return 1;
+}
+
+/* The mesh polygon of search polygon g linked to off-mesh connection o. */
+static nm_polyref offmesh_side(const nm_opt_ctx *c, nm_polyref o, nm_polyref g) {
+  const nm_tile *t;
+  const nm_poly *p;
+  uint32_t l;
+  nm_ref_unsafe(c->m, o, &t, &p);
+  for (l = p->first_link; l != NM_NULL_LINK; l = t->links[l].next)
+    if (nm_opt_group(c, t->links[l].ref) == g) return t->links[l].ref;
+  return g;
+}
+
+/* The mesh polygon of the goal's search polygon nearest the goal, for a
+ * partial path (its search polygon `g`). */
+static nm_polyref nearest_member(const nm_opt_ctx *c, nm_polyref g) {
+  nm_polyref best = g;
+  float pos[3], cp[3];
+  double bd = DBL_MAX;
+  uint32_t d;
+  if (!c->grouped) return g;
+  nm_vset(pos, (float)c->goal[0], 0.0f, (float)-c->goal[1]);
+  for (d = c->s->gfirst[c->s->grp[nm_opt_dense(c->s, c->m, g)]]; d != ~0u; d = c->s->gnext[d]) {
+    double dd;
+    nm_closest_point_on_poly(c->m, c->s->gref[d], pos, cp, NULL);
+    dd = ((double)cp[0] - pos[0]) * ((double)cp[0] - pos[0]) + ((double)cp[2] - pos[2]) * ((double)cp[2] - pos[2]);
+    if (dd < bd) {
+      bd = dd;
+      best = c->s->gref[d];
+    }
+  }
+  return best;
+}
+
+nm_status nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, uint32_t *count) {
+  nm_opt *s = c->s;
+  const int final = (s->nodes[idx].flags & NM_OPT_FINAL) != 0;
+  uint32_t n, k, len = 0;
+  if (chain_hops(c, idx, &n) < 0) return NM_ERR_NOMEM;
+  for (k = 0; k < n; k++) {
+    const nm_opt_node *x = &s->nodes[s->hops[k].idx];
+    const nm_opt_node *y = k + 1 < n ? &s->nodes[s->hops[k + 1].idx] : NULL;
+    nm_polyref in, out;
+    const double *q = NULL;
+    if (k == 0) in = start_ref;
+    else if (x->flags & NM_OPT_OFFMESH) in = offmesh_side(c, x->from, x->poly);
+    else in = nm_opt_portal_mesh(c, x, 1);
+    if (!y) out = final ? c->goal_ref : nearest_member(c, x->poly), q = final ? c->goal : NULL;
+    else if (y->flags & NM_OPT_OFFMESH) out = offmesh_side(c, y->from, x->poly);
+    else out = nm_opt_portal_mesh(c, y, 0), q = s->hops[k + 1].at;
+    if (!group_walk(c, x->poly, in, out, q ? s->hops[k].at : NULL, q, &len)) return NM_ERR_NOMEM;
+    if (y && (y->flags & NM_OPT_OFFMESH) && !cor_push(c, y->from, &len)) return NM_ERR_NOMEM;
+  }
+  *count = len;
+  return NM_OK;
+}
