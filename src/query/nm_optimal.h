@@ -163,8 +163,6 @@ typedef struct nm_opt_ctx {
   nm_opt *s;
   nm_polyref goal_ref;
   nm_polyref goal_grp;       /* the search polygon holding the goal */
-  int grouped;               /* search merged polygons (optimal_groups.c) */
-  uint32_t gofs;             /* pinfo offset of this kind of search: 0, or npoly when grouped */
   double goal[2];
   double eps, eps2;          /* distance tolerance [Units: wu], and its square */
   uint32_t side;             /* the goal's place in the block-cut forest (~0: no pruning) */
@@ -209,7 +207,7 @@ static inline uint32_t nm_opt_dense(const nm_opt *s, const nm_navmesh *m, nm_pol
 /* The portal records of polygon ref (valid until the next call), and in
  * *pi its entry. */
 static inline nm_opt_portal *nm_opt_portals(nm_opt_ctx *c, nm_polyref ref, const nm_opt_pinfo **pi) {
-  nm_opt_pinfo *e = &c->s->pinfo[nm_opt_dense(c->s, c->m, ref) + c->gofs];
+  nm_opt_pinfo *e = &c->s->pinfo[nm_opt_dense(c->s, c->m, ref)];
   if (e->gen != c->s->cgen) nm_opt_portals_make(c, e, ref);
   *pi = e;
   return &c->s->portals[e->first];
@@ -226,10 +224,12 @@ NM_INTERNAL int nm_opt_grow_array(nm_query *q, void **p, uint32_t *cap, uint32_t
 
 /* optimal_groups.c: merged search polygons for mesh m. */
 NM_INTERNAL nm_status nm_opt_groups_make(nm_query *q, nm_opt *s, const nm_navmesh *m);
-/* The search polygon holding polygon r: its group's first polygon in a
- * grouped search, else r. */
+/* X/Z distance from p to the nearest mesh polygon of search polygon g,
+ * that polygon in *member. */
+NM_INTERNAL double nm_opt_group_gap(const nm_opt_ctx *c, nm_polyref g, const double *p, nm_polyref *member);
+/* The search polygon holding polygon r, named by its group's first polygon. */
 static inline nm_polyref nm_opt_group(const nm_opt_ctx *c, nm_polyref r) {
-  return c->grouped ? c->s->gref[c->s->grp[nm_opt_dense(c->s, c->m, r)]] : r;
+  return c->s->gref[c->s->grp[nm_opt_dense(c->s, c->m, r)]];
 }
 
 /* optimal_cuts.c: the block-cut forest, made for the query's mesh. */
@@ -273,8 +273,7 @@ static inline int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi
 /* Runs a search (arguments checked here); *found gets its last node.
  * NM_FALLBACK when the search does not apply (nothing ran then). */
 NM_INTERNAL nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
-                                 const float *end, const nm_filter *filter, int grouped, nm_opt_ctx *c,
-                                 uint32_t *found);
+                                 const float *end, const nm_filter *filter, nm_opt_ctx *c, uint32_t *found);
 /* The query's scratch, made on first use. NULL when out of memory. */
 NM_INTERNAL nm_opt *nm_opt_scratch(nm_query *q);
 /* optimal_corridor.c: the corridor of mesh polygons of node idx's path,

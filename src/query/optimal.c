@@ -372,9 +372,14 @@ static double goal_gap(const nm_opt_ctx *c, const nm_opt_node *n) {
 /* The node that came nearest to the goal (when it was not reached). */
 static uint32_t nearest_node(const nm_opt_ctx *c) {
   uint32_t i, best = 0;
-  double gap = DBL_MAX;
+  double gap = DBL_MAX, ggap = DBL_MAX;
+  nm_polyref last = 0, member;
   for (i = 0; i < c->s->count; i++) {
-    const double d = goal_gap(c, &c->s->nodes[i]);
+    const nm_opt_node *n = &c->s->nodes[i];
+    double d = goal_gap(c, n);
+    if (n->poly != last) ggap = nm_opt_group_gap(c, n->poly, c->goal, &member);
+    last = n->poly; /* a merged polygon may reach nearer the goal than its portals: */
+    if (ggap < d) d = ggap;
     if (d < gap) {
       gap = d;
       best = i;
@@ -454,7 +459,7 @@ static void point_in_poly(nm_query *q, nm_polyref ref, const float *pos, double 
 }
 
 nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
-                     const float *end, const nm_filter *filter, int grouped, nm_opt_ctx *c, uint32_t *found) {
+                     const float *end, const nm_filter *filter, nm_opt_ctx *c, uint32_t *found) {
   const nm_tile *t;
   const nm_poly *sp, *ep;
   nm_opt_node sn;
@@ -474,8 +479,6 @@ nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, cons
   c->eps2 = c->eps * c->eps;
   if (!(c->s = nm_opt_scratch(q)) || nm_opt_mesh_sync(q, c->s, q->mesh, filter) < 0) return NM_ERR_NOMEM;
   point_in_poly(q, end_ref, end, c->goal);
-  c->grouped = grouped;
-  c->gofs = grouped ? c->s->npoly : 0;
   c->goal_grp = nm_opt_group(c, end_ref);
   memset(&sn, 0, sizeof sn);
   point_in_poly(q, start_ref, start, sn.root);
@@ -502,7 +505,7 @@ nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyr
   if (!count) return NM_ERR_PARAM;
   *count = 0;
   if (!path || cap <= 0) return NM_ERR_PARAM;
-  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 1, &c, &found);
+  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, &c, &found);
   if (st == NM_FALLBACK) {
     st = nm_query_find_path(q, start_ref, end_ref, start, end, filter, path, cap, count);
     return st < 0 ? st : st | NM_FALLBACK;

@@ -1,8 +1,8 @@
 /* optimal_corridor.c -- the corridor of an optimal search's path: the mesh
  * polygons it crosses, start first.
  *
- * The search's nodes name search polygons: mesh polygons, or in a grouped
- * search merged groups of them (optimal_groups.c). Within a group the path
+ * The search's nodes name search polygons: merged groups of mesh polygons
+ * (optimal_groups.c). Within a group the path
  * runs straight from where it enters to where it leaves, so the mesh
  * polygons it crosses there are found by a breadth-first walk, from the
  * polygon it enters to the one it leaves, going from polygon to polygon
@@ -173,27 +173,6 @@ static nm_polyref offmesh_side(const nm_opt_ctx *c, nm_polyref o, nm_polyref g) 
   return g;
 }
 
-/* The mesh polygon of the goal's search polygon nearest the goal, for a
- * partial path (its search polygon `g`). */
-static nm_polyref nearest_member(const nm_opt_ctx *c, nm_polyref g) {
-  nm_polyref best = g;
-  float pos[3], cp[3];
-  double bd = DBL_MAX;
-  uint32_t d;
-  if (!c->grouped) return g;
-  nm_vset(pos, (float)c->goal[0], 0.0f, (float)-c->goal[1]);
-  for (d = c->s->gfirst[c->s->grp[nm_opt_dense(c->s, c->m, g)]]; d != ~0u; d = c->s->gnext[d]) {
-    double dd;
-    nm_closest_point_on_poly(c->m, c->s->gref[d], pos, cp, NULL);
-    dd = ((double)cp[0] - pos[0]) * ((double)cp[0] - pos[0]) + ((double)cp[2] - pos[2]) * ((double)cp[2] - pos[2]);
-    if (dd < bd) {
-      bd = dd;
-      best = c->s->gref[d];
-    }
-  }
-  return best;
-}
-
 nm_status nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, uint32_t *count) {
   nm_opt *s = c->s;
   const int final = (s->nodes[idx].flags & NM_OPT_FINAL) != 0;
@@ -207,7 +186,8 @@ nm_status nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, uin
     if (k == 0) in = start_ref;
     else if (x->flags & NM_OPT_OFFMESH) in = offmesh_side(c, x->from, x->poly);
     else in = nm_opt_portal_mesh(c, x, 1);
-    if (!y) out = final ? c->goal_ref : nearest_member(c, x->poly), q = final ? c->goal : NULL;
+    if (!y && final) out = c->goal_ref, q = c->goal;
+    else if (!y) nm_opt_group_gap(c, x->poly, c->goal, &out); /* partial: the polygon nearest the goal */
     else if (y->flags & NM_OPT_OFFMESH) out = offmesh_side(c, y->from, x->poly);
     else out = nm_opt_portal_mesh(c, y, 0), q = s->hops[k + 1].at;
     if (!group_walk(c, x->poly, in, out, q ? s->hops[k].at : NULL, q, &len)) return NM_ERR_NOMEM;

@@ -15,9 +15,9 @@ typedef struct grp_pt {
   uint32_t nb;               /* dense neighbour behind the piece from here to the next point, ~0: none */
 } grp_pt;
 
-/* A ring: n points from pool[off]. */
+/* A ring: n points from pool[off], around `members` polygons. */
 typedef struct grp_ring {
-  uint32_t off, n;
+  uint32_t off, n, members;
 } grp_ring;
 
 typedef struct grp_work {
@@ -30,8 +30,11 @@ typedef struct grp_work {
   uint32_t pused, pcap;
 } grp_work;
 
-/* Largest ring of a group: bigger search polygons cost more per expansion. */
+/* Largest ring of a group (bigger search polygons cost more per
+ * expansion), and most polygons in one (see NM_OPT_GROUP_MAX). */
 #define NM_GRP_MAX_RING 32u
+#define NM_GRP_MAX_MEMBERS 32u
+#define NM_GRP_EDGE_PARTS (NM_MAX_VERTS_PER_POLY * 4) /* link parts on one edge, at most */
 
 static uint32_t grp_find(uint32_t *uf, uint32_t a) {
   while (uf[a] != a) a = uf[a] = uf[uf[a]];
@@ -104,8 +107,43 @@ static int same_flags(const nm_navmesh *m, nm_polyref a, nm_polyref b) {
   return pa->flags == pb->flags;
 }
 
-/* The ring of polygon ref. Pieces behind which no mergeable polygon lies
- * count as walls. */
+/* The link parts on edge e of polygon ref (tile t, polygon p) into
+ * polygons it may merge with, sorted by where they start: lo, hi in 1/255
+ * of the edge, nb the neighbours. Returns their number. */
+static int edge_parts(const grp_work *w, const nm_tile *t, const nm_poly *p, nm_polyref ref, int e, int *lo,
+                      int *hi, nm_polyref *nb) {
+  uint32_t i;
+  int k = 0, a, b;
+  for (i = p->first_link; i != NM_NULL_LINK && k < NM_GRP_EDGE_PARTS; i = t->links[i].next) {
+    const nm_link *l = &t->links[i];
+    if (l->edge != e || !mergeable(w, l->ref) || !same_flags(w->m, ref, l->ref)) continue;
+    lo[k] = l->side == 0xff ? 0 : l->bmin;
+    hi[k] = l->side == 0xff ? 255 : l->bmax;
+    nb[k++] = l->ref;
+  }
+  for (a = 1; a < k; a++) /* insertion sort by lo */
+    for (b = a; b > 0 && lo[b] < lo[b - 1]; b--) {
+      int x = lo[b];
+      nm_polyref y = nb[b];
+      lo[b] = lo[b - 1], lo[b - 1] = x;
+      x = hi[b], hi[b] = hi[b - 1], hi[b - 1] = x;
+      nb[b] = nb[b - 1], nb[b - 1] = y;
+    }
+  return k;
+}
+
+/* Pushes the point at q/255 along va -> vb, moved onto the vertex of
+ * polygon nb it rounds (link parts are kept in 1/255 of the edge). */
+static int push_part_end(grp_work *w, grp_ring *r, const float *va, const float *vb, int q, nm_polyref nb) {
+  const double dx = (double)vb[0] - va[0], dz = (double)vb[2] - va[2];
+  double x = va[0] + dx * q / 255.0, y = -(double)va[2] - dz * q / 255.0;
+  snap_to(w->m, nb, sqrt(dx * dx + dz * dz) / 255.0 + 1e-3, &x, &y);
+  return ring_push(w, r, x, y, ~0u);
+}
+
+/* The ring of polygon ref: its vertices and the ends of its link parts,
+ * each piece naming the neighbour behind it. Pieces behind which no
+ * polygon it may merge with lies count as walls. */
 static int ring_make(grp_work *w, nm_polyref ref, grp_ring *r) {
   const nm_tile *t;
   const nm_poly *p;
@@ -113,43 +151,17 @@ static int ring_make(grp_work *w, nm_polyref ref, grp_ring *r) {
   nm_ref_unsafe(w->m, ref, &t, &p);
   r->off = w->pused;
   r->n = 0;
+  r->members = 1;
   for (e = 0; e < p->vert_count; e++) {
     const float *va = &t->verts[p->verts[e] * 3], *vb = &t->verts[p->verts[(e + 1) % p->vert_count] * 3];
-    const double elen = sqrt(((double)vb[0] - va[0]) * ((double)vb[0] - va[0]) + ((double)vb[2] - va[2]) * ((double)vb[2] - va[2]));
-    int lo[NM_MAX_VERTS_PER_POLY * 4], hi[NM_MAX_VERTS_PER_POLY * 4], k = 0, a, b, cur = 0;
-    nm_polyref nb[NM_MAX_VERTS_PER_POLY * 4];
-    uint32_t i;
-    for (i = p->first_link; i != NM_NULL_LINK && k < NM_MAX_VERTS_PER_POLY * 4; i = t->links[i].next) {
-      const nm_link *l = &t->links[i];
-      if (l->edge != e || !mergeable(w, l->ref) || !same_flags(w->m, ref, l->ref)) continue;
-      lo[k] = l->side == 0xff ? 0 : l->bmin;
-      hi[k] = l->side == 0xff ? 255 : l->bmax;
-      nb[k++] = l->ref;
-    }
-    for (a = 0; a < k; a++)
-      for (b = a + 1; b < k; b++)
-        if (lo[b] < lo[a]) {
-          int x = lo[a];
-          nm_polyref y = nb[a];
-          lo[a] = lo[b], lo[b] = x, x = hi[a], hi[a] = hi[b], hi[b] = x, nb[a] = nb[b], nb[b] = y;
-        }
+    int lo[NM_GRP_EDGE_PARTS], hi[NM_GRP_EDGE_PARTS], k, a, cur = 0;
+    nm_polyref nb[NM_GRP_EDGE_PARTS];
+    k = edge_parts(w, t, p, ref, e, lo, hi, nb);
     if (!ring_push(w, r, va[0], -(double)va[2], ~0u)) return 0;
     for (a = 0; a < k; a++) {
-      const int s = lo[a] < cur ? cur : lo[a];
-      double x, y;
-      if (s > cur) {
-        x = va[0] + ((double)vb[0] - va[0]) * s / 255.0;
-        y = -(double)va[2] - ((double)vb[2] - va[2]) * s / 255.0;
-        snap_to(w->m, nb[a], elen / 255.0 + 1e-3, &x, &y);
-        if (!ring_push(w, r, x, y, ~0u)) return 0;
-      }
+      if (lo[a] > cur && !push_part_end(w, r, va, vb, lo[a], nb[a])) return 0; /* a wall before it */
       w->pool[w->pused - 1].nb = nm_opt_dense(w->s, w->m, nb[a]);
-      if (hi[a] < 255) {
-        x = va[0] + ((double)vb[0] - va[0]) * hi[a] / 255.0;
-        y = -(double)va[2] - ((double)vb[2] - va[2]) * hi[a] / 255.0;
-        snap_to(w->m, nb[a], elen / 255.0 + 1e-3, &x, &y);
-        if (!ring_push(w, r, x, y, ~0u)) return 0;
-      }
+      if (hi[a] < 255 && !push_part_end(w, r, va, vb, hi[a], nb[a])) return 0;
       if (hi[a] > cur) cur = hi[a];
     }
   }
@@ -193,8 +205,8 @@ static int try_merge(grp_work *w, uint32_t a, uint32_t b) {
   const grp_pt *pa, *pb;
   uint32_t a0, a1, b0, b1, j, k, n = 0;
   grp_pt *o;
-  if (ra->n + rb->n > NM_GRP_MAX_RING + 4 || !ring_chain(w, ra, b, &a0, &a1) || !ring_chain(w, rb, a, &b0, &b1) ||
-      !pool_room(w, ra->n + rb->n))
+  if (ra->n + rb->n > NM_GRP_MAX_RING + 4 || ra->members + rb->members > NM_GRP_MAX_MEMBERS ||
+      !ring_chain(w, ra, b, &a0, &a1) || !ring_chain(w, rb, a, &b0, &b1) || !pool_room(w, ra->n + rb->n))
     return 0;
   pa = &w->pool[ra->off];
   pb = &w->pool[rb->off];
@@ -214,6 +226,7 @@ static int try_merge(grp_work *w, uint32_t a, uint32_t b) {
   if (n > NM_GRP_MAX_RING || !turns_left(o, n, 0) || !turns_left(o, n, j)) return 0;
   ra->off = w->pused;
   ra->n = n;
+  ra->members += rb->members;
   w->pused += n;
   rb->n = 0;
   w->uf[b] = a;
@@ -285,4 +298,42 @@ nm_status nm_opt_groups_make(nm_query *q, nm_opt *s, const nm_navmesh *m) {
   }
   work_free(&w, np);
   return NM_OK;
+}
+
+/* X/Z distance from p (x, -z) to mesh polygon ref: 0 inside it. */
+static double poly_gap(const nm_navmesh *m, nm_polyref ref, const double *p) {
+  const nm_tile *t;
+  const nm_poly *pl;
+  double a[2], b[2], best = DBL_MAX;
+  int i, inside = 1;
+  nm_ref_unsafe(m, ref, &t, &pl);
+  nm_opt_pt(a, &t->verts[pl->verts[pl->vert_count - 1] * 3]);
+  for (i = 0; i < pl->vert_count; i++, a[0] = b[0], a[1] = b[1]) {
+    const double *e = b;
+    double dx, dy, dd, u, q[2];
+    nm_opt_pt(b, &t->verts[pl->verts[i] * 3]);
+    dx = e[0] - a[0], dy = e[1] - a[1], dd = dx * dx + dy * dy;
+    if (nm_opt_orient(a, e, p) < 0) inside = 0;
+    u = dd > 0 ? ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / dd : 0;
+    u = u < 0 ? 0 : (u > 1 ? 1 : u);
+    q[0] = a[0] + u * dx;
+    q[1] = a[1] + u * dy;
+    dd = nm_opt_dist(q, p);
+    if (dd < best) best = dd;
+  }
+  return inside ? 0 : best;
+}
+
+double nm_opt_group_gap(const nm_opt_ctx *c, nm_polyref g, const double *p, nm_polyref *member) {
+  double best = DBL_MAX;
+  uint32_t d;
+  *member = g;
+  for (d = c->s->gfirst[c->s->grp[nm_opt_dense(c->s, c->m, g)]]; d != ~0u; d = c->s->gnext[d]) {
+    const double x = poly_gap(c->m, c->s->gref[d], p);
+    if (x < best) {
+      best = x;
+      *member = c->s->gref[d];
+    }
+  }
+  return best;
 }

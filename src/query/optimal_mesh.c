@@ -69,7 +69,7 @@ nm_status nm_opt_mesh_sync(nm_query *q, nm_opt *s, const nm_navmesh *m, const nm
     if (!nm_opt_grow_array(q, (void **)&s->tbase, &s->ntbase, (uint32_t)(m->top > 0 ? m->top : 1), sizeof(uint32_t)))
       return NM_ERR_NOMEM;
     cap = s->npinfo;
-    if (!nm_opt_grow_array(q, (void **)&s->pinfo, &s->npinfo, n > 0 ? 2 * n : 1, sizeof(nm_opt_pinfo)))
+    if (!nm_opt_grow_array(q, (void **)&s->pinfo, &s->npinfo, n > 0 ? n : 1, sizeof(nm_opt_pinfo)))
       return NM_ERR_NOMEM;
     if (s->npinfo > cap) memset(s->pinfo + cap, 0, (size_t)(s->npinfo - cap) * sizeof(nm_opt_pinfo));
     dense_count(m, s->tbase);
@@ -140,12 +140,11 @@ static int neighbour_facts(const nm_opt_ctx *c, nm_polyref nei, nm_polyref from,
 }
 
 /* First polygon (dense) of the search polygon ref, and the next after d
- * (~0u: none): the members of its group in a grouped search, else ref. */
+ * (~0u: none). */
 static uint32_t member_first(const nm_opt_ctx *c, nm_polyref ref) {
-  const uint32_t d = nm_opt_dense(c->s, c->m, ref);
-  return c->grouped ? c->s->gfirst[c->s->grp[d]] : d;
+  return c->s->gfirst[c->s->grp[nm_opt_dense(c->s, c->m, ref)]];
 }
-static uint32_t member_next(const nm_opt_ctx *c, uint32_t d) { return c->grouped ? c->s->gnext[d] : ~0u; }
+static uint32_t member_next(const nm_opt_ctx *c, uint32_t d) { return c->s->gnext[d]; }
 
 /* Number of edge links of the polygons of search polygon ref (*offmesh: one
  * of them has an off-mesh connection). */
@@ -185,7 +184,7 @@ void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref) {
       int dead;
       if (l->edge >= p->vert_count) continue; /* an off-mesh connection, not an edge */
       if (!neighbour_facts(c, l->ref, own, &dead)) continue; /* excluded: a wall */
-      if (c->grouped && nm_opt_group(c, l->ref) == ref) continue; /* inside the search polygon */
+      if (nm_opt_group(c, l->ref) == ref) continue; /* inside the search polygon */
       portal_fill(t, p, own, l, pr);
       pr->nei = nm_opt_group(c, l->ref);
       pr->mnei = l->ref;

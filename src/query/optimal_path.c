@@ -23,7 +23,7 @@ typedef struct turn_out {
 /* A mesh polygon on whose boundary an end of node n's interval lies: the
  * one n leads into (how 1) or the one whose edge holds the interval (0);
  * how 2: n's `from` (an off-mesh connection), 3: the start's polygon,
- * 4: the goal's. In a grouped search the portal record holding the
+ * 4: the goal's. The portal record holding the
  * interval names the mesh polygons. */
 static nm_polyref point_ref(const turn_out *o, const nm_opt_node *n, int how) {
   if (how >= 2) return how == 2 ? n->from : (how == 3 ? o->start_ref : o->c->goal_ref);
@@ -34,7 +34,6 @@ nm_polyref nm_opt_portal_mesh(nm_opt_ctx *c, const nm_opt_node *n, int into) {
   const nm_opt_pinfo *pi;
   const nm_opt_portal *pr;
   const uint32_t k = n->flags >> NM_OPT_PSHIFT;
-  if (!c->grouped) return into ? n->poly : n->from;
   pr = nm_opt_portals(c, n->from, &pi);
   if (k >= pi->count) return n->poly; /* (cannot happen: records are remade alike) */
   return into ? pr[k].mnei : pr[k].own;
@@ -202,7 +201,7 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
   if (!count) return NM_ERR_PARAM;
   *count = 0;
   if (!pts || !refs || cap <= 0) return NM_ERR_PARAM;
-  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, 1, &c, &found);
+  st = nm_opt_run(q, start_ref, end_ref, start, end, filter, &c, &found);
   if (st < 0) return st;
   if (st == NM_FALLBACK || (st & NM_PARTIAL) || uses_offmesh(c.s, found))
     return corridor_path(q, &c, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
