@@ -58,6 +58,7 @@ build = {
         "src/query/optimal_groups.c",
         "src/query/optimal_mesh.c",
         "src/query/optimal_path.c",
+        "src/query/optimal_union.c",
         "src/query/path.c",
         "src/query/polys.c",
         "src/query/query.c",

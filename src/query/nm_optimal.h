@@ -270,6 +270,15 @@ static inline int nm_opt_dominance(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi
   }
   return nm_opt_dominated(c, pr, xi);
 }
+/* optimal_union.c: interval dominance by several nodes. 1 when the first
+ * NM_OPT_UNION_MAX nodes in pr's chain whose spans overlap node xi's
+ * together reach every point of xi's interval no worse than xi does (then
+ * xi can go). */
+#define NM_OPT_UNION_MAX 8
+NM_INTERNAL int nm_opt_union_dominated(const nm_opt_ctx *c, const nm_opt_portal *pr, uint32_t xi);
+/* Spans (nm_opt_span) are exact within float rounding (6e-8): an end
+ * outside another span by more than this is outside for certain. */
+#define NM_OPT_SPAN_GAP 1e-6f
 /* Runs a search (arguments checked here); *found gets its last node.
  * NM_FALLBACK when the search does not apply (nothing ran then). */
 NM_INTERNAL nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,

@@ -19,7 +19,7 @@
  * g is dropped (root level; roots are named by mesh point and the piece of
  * walkable area around it), and so is a node whose interval another node
  * through the same portal reaches no worse at every point (interval
- * dominance, below).
+ * dominance, below), or several such nodes together (optimal_union.c).
  *
  * The corridor returned is the chain of polygons of the goal node's
  * ancestors; the shortest path crosses exactly their portals, so the funnel
@@ -206,21 +206,38 @@ static int dominates(const nm_opt_node *b, const nm_opt_node *a) {
   return 1;
 }
 
-/* Nodes through one portal: a dominating node's interval holds the other's
- * (within 1e-9 of its length, see dominates()), so where the spans, each
- * within float rounding (6e-8) of exact, show one end outside by more than
- * NM_OPT_SPAN_GAP, the full test is skipped: it would fail. */
-#define NM_OPT_SPAN_GAP 1e-6f
-
+/* Walks pr's chain for a node dominating node xi alone. A dominating
+ * node's interval holds xi's (within 1e-9 of its length, see dominates()),
+ * so where the spans, each within float rounding (6e-8) of exact, show an
+ * end of xi's outside by more than NM_OPT_SPAN_GAP, the full test is
+ * skipped: it would fail. When no node does it alone but two or more that
+ * do not hold xi's interval overlap it and, with the others, reach both
+ * its ends, they may do it together (optimal_union.c) -- though not in the
+ * search that makes partial paths (side ~0, see nm_opt_run): there the
+ * extra drops would change which of several nodes equally near the goal
+ * comes first, and so where a partial path ends. */
 int nm_opt_dominated(nm_opt_ctx *c, nm_opt_portal *pr, uint32_t xi) {
   nm_opt *s = c->s;
   nm_opt_span *x = &s->spans[xi];
   const float lo = x->t0 + NM_OPT_SPAN_GAP, hi = x->t1 - NM_OPT_SPAN_GAP;
   uint32_t j;
+  int n = 0, ends = 0; /* nodes whose spans overlap xi's but do not hold it; ends of xi's reached */
   for (j = pr->head; j; j = s->spans[j - 1].chain) {
     const nm_opt_span *b = &s->spans[j - 1];
-    if (b->t0 <= lo && b->t1 >= hi && dominates(&s->nodes[j - 1], &s->nodes[xi])) return 0;
+    if (b->t0 <= lo) {
+      if (b->t1 >= hi) {
+        if (dominates(&s->nodes[j - 1], &s->nodes[xi])) return 0;
+        ends = 3;
+      } else if (b->t1 > lo) {
+        n++;
+        ends |= 1;
+      }
+    } else if (b->t0 < hi) {
+      n++;
+      ends |= (b->t1 >= hi) << 1;
+    }
   }
+  if (n >= 2 && ends == 3 && c->side != 0xffffffffu && nm_opt_union_dominated(c, pr, xi)) return 0;
   x->chain = pr->head;
   pr->head = xi + 1;
   return 1;
