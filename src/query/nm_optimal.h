@@ -109,11 +109,13 @@ typedef struct nm_opt_pinfo {
 } nm_opt_pinfo;
 
 /* A node of the path's chain and where the path crosses its interval
- * (optimal_corridor.c). */
+ * (optimal_corridor.c; kept in the open list's memory once the search is
+ * done, so the same size as nm_opt_open). */
 typedef struct nm_opt_hop {
   double at[2];
   uint32_t idx;
 } nm_opt_hop;
+typedef char nm_opt_hop_fits[sizeof(nm_opt_hop) <= sizeof(nm_opt_open) ? 1 : -1];
 
 /* Scratch space of the optimal search, owned by the query and grown (never
  * shrunk) up to `limit` nodes, so warm queries allocate nothing. */
@@ -151,8 +153,6 @@ typedef struct nm_opt {
   uint32_t ngrp, ngnext, ngfirst, ngref;
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
-  nm_opt_hop *hops;          /* [nhops] a path's chain (optimal_corridor.c) */
-  uint32_t nhops;
 } nm_opt;
 
 /* One search. */
@@ -286,8 +286,9 @@ NM_INTERNAL nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref e
 /* The query's scratch, made on first use. NULL when out of memory. */
 NM_INTERNAL nm_opt *nm_opt_scratch(nm_query *q);
 /* optimal_corridor.c: the corridor of mesh polygons of node idx's path,
- * start first, into s->cor; *count gets its length. */
-NM_INTERNAL nm_status nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, uint32_t *count);
+ * start first, into path [cap] (cut at its end); returns its length. */
+NM_INTERNAL uint32_t nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, nm_polyref *path,
+                                     uint32_t cap);
 /* The mesh polygon on the far side (into = 1) or near side (0) of the
  * portal record holding node n's interval (n neither start nor off-mesh). */
 NM_INTERNAL nm_polyref nm_opt_portal_mesh(nm_opt_ctx *c, const nm_opt_node *n, int into);

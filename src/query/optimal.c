@@ -61,7 +61,6 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->gnext, (size_t)s->ngnext * sizeof(uint32_t));
   nm_free(&q->alloc, s->gfirst, (size_t)s->ngfirst * sizeof(uint32_t));
   nm_free(&q->alloc, s->gref, (size_t)s->ngref * sizeof(nm_polyref));
-  nm_free(&q->alloc, s->hops, (size_t)s->nhops * sizeof(nm_opt_hop));
   nm_free(&q->alloc, s, sizeof *s);
   q->opt = NULL;
 }
@@ -528,8 +527,7 @@ nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyr
     return st < 0 ? st : st | NM_FALLBACK;
   }
   if (st < 0) return st;
-  if (nm_opt_corridor(&c, found, start_ref, &n) < 0) return NM_ERR_NOMEM;
+  n = nm_opt_corridor(&c, found, start_ref, path, (uint32_t)cap);
   *count = n < (uint32_t)cap ? (int)n : cap;
-  memcpy(path, c.s->cor, (size_t)*count * sizeof(nm_polyref));
   return st | (n > (uint32_t)cap ? NM_TRUNCATED : 0);
 }

@@ -40,10 +40,11 @@ static void cross_point(const nm_opt_ctx *c, const nm_opt_node *n, const double 
   out[1] = a[1] + uy * t;
 }
 
-/* The path's chain of nodes, start first, into s->hops; with each node the
- * point where the path crosses its interval. *n gets their number; the
- * goal node itself is left out (it lies in its parent's polygon). */
-static nm_status chain_hops(nm_opt_ctx *c, uint32_t idx, uint32_t *n) {
+/* The path's chain of nodes, start first, into hops (room for every
+ * node); with each node the point where the path crosses its interval.
+ * Returns their number; the goal node itself is left out (it lies in its
+ * parent's polygon). */
+static uint32_t chain_hops(nm_opt_ctx *c, uint32_t idx, nm_opt_hop *hops) {
   nm_opt *s = c->s;
   const nm_opt_node *x;
   double tgt[2];
@@ -60,29 +61,29 @@ static nm_status chain_hops(nm_opt_ctx *c, uint32_t idx, uint32_t *n) {
     len++;
     if (!s->nodes[i].parent) break;
   }
-  if (!nm_opt_grow_array(c->q, (void **)&s->hops, &s->nhops, len, sizeof(nm_opt_hop))) return NM_ERR_NOMEM;
   for (i = idx, k = len; k-- > 0; i = x->parent - 1) {
     x = &s->nodes[i];
-    s->hops[k].idx = i;
-    cross_point(c, x, x->root, tgt, s->hops[k].at);
+    hops[k].idx = i;
+    cross_point(c, x, x->root, tgt, hops[k].at);
     if (x->parent) {
       const nm_opt_node *par = &s->nodes[x->parent - 1];
       const double *turn = (x->flags & NM_OPT_VIAR) ? par->right : (x->flags & NM_OPT_VIAL) ? par->left : x->root;
       if (turn[0] != par->root[0] || turn[1] != par->root[1]) tgt[0] = turn[0], tgt[1] = turn[1];
     }
   }
-  *n = len;
-  return NM_OK;
+  return len;
 }
 
-/* Appends polygon ref to the corridor (s->cor, *len so far). */
-static int cor_push(nm_opt_ctx *c, nm_polyref ref, uint32_t *len) {
-  nm_opt *s = c->s;
-  if (*len == s->ccap && !nm_opt_grow_array(c->q, (void **)&s->cor, &s->ccap, s->ccap ? s->ccap * 2 : 256,
-                                            sizeof(nm_polyref)))
-    return 0;
-  s->cor[(*len)++] = ref;
-  return 1;
+/* The corridor being written: polygons [cap], len so far (those past cap
+ * are counted, not written). */
+typedef struct cor_out {
+  nm_polyref *p;
+  uint32_t cap, len;
+} cor_out;
+
+/* Writes polygon ref at place i of the corridor, if there is room. */
+static void cor_put(cor_out *o, uint32_t i, nm_polyref ref) {
+  if (i < o->cap) o->p[i] = ref;
 }
 
 /* The part of its edge that link l of polygon p (tile t) crosses, in
@@ -121,12 +122,15 @@ static int seg_meet(const double *p, const double *q, const double *a, const dou
 /* Appends the polygons of search polygon g from mesh polygon `in` to `out`,
  * crossing from one to the next where the segment p-q does (any way when p
  * is NULL, or when no such way is found). */
-static int group_walk(nm_opt_ctx *c, nm_polyref g, nm_polyref in, nm_polyref out, const double *p,
-                      const double *q, uint32_t *len) {
+static void group_walk(nm_opt_ctx *c, nm_polyref g, nm_polyref in, nm_polyref out, const double *p,
+                       const double *q, cor_out *o) {
   nm_polyref node[NM_OPT_GROUP_MAX];
   int from[NM_OPT_GROUP_MAX], n = 1, head = 0, pass, found = -1, i;
   uint32_t d;
-  if (in == out) return cor_push(c, in, len);
+  if (in == out) {
+    cor_put(o, o->len++, in);
+    return;
+  }
   for (pass = p ? 0 : 1; pass < 2 && found < 0; pass++) {
     node[0] = in;
     from[0] = -1;
@@ -153,13 +157,15 @@ static int group_walk(nm_opt_ctx *c, nm_polyref g, nm_polyref in, nm_polyref out
       }
     }
   }
-  if (found < 0) return cor_push(c, in, len) && cor_push(c, out, len); /* (cannot happen: groups are connected) */
-  d = *len;
+  if (found < 0) { /* (cannot happen: groups are connected) */
+    cor_put(o, o->len++, in);
+    cor_put(o, o->len++, out);
+    return;
+  }
+  d = o->len;
   for (i = found; i >= 0; i = from[i]) d++;
-  while (*len < d)
-    if (!cor_push(c, 0, len)) return 0;
-  for (i = found; i >= 0; i = from[i]) c->s->cor[--d] = node[i];
-  return 1;
+  o->len = d;
+  for (i = found; i >= 0; i = from[i]) cor_put(o, --d, node[i]);
 }
 
 /* The mesh polygon of search polygon g linked to off-mesh connection o. */
@@ -173,14 +179,19 @@ static nm_polyref offmesh_side(const nm_opt_ctx *c, nm_polyref o, nm_polyref g) 
   return g;
 }
 
-nm_status nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, uint32_t *count) {
+uint32_t nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, nm_polyref *path, uint32_t cap) {
   nm_opt *s = c->s;
+  nm_opt_hop *hops = (nm_opt_hop *)(void *)s->heap; /* the open list is done with: room for every node */
   const int final = (s->nodes[idx].flags & NM_OPT_FINAL) != 0;
-  uint32_t n, k, len = 0;
-  if (chain_hops(c, idx, &n) < 0) return NM_ERR_NOMEM;
+  const uint32_t n = chain_hops(c, idx, hops);
+  uint32_t k;
+  cor_out o;
+  o.p = path;
+  o.cap = cap;
+  o.len = 0;
   for (k = 0; k < n; k++) {
-    const nm_opt_node *x = &s->nodes[s->hops[k].idx];
-    const nm_opt_node *y = k + 1 < n ? &s->nodes[s->hops[k + 1].idx] : NULL;
+    const nm_opt_node *x = &s->nodes[hops[k].idx];
+    const nm_opt_node *y = k + 1 < n ? &s->nodes[hops[k + 1].idx] : NULL;
     nm_polyref in, out;
     const double *q = NULL;
     if (k == 0) in = start_ref;
@@ -189,10 +200,9 @@ nm_status nm_opt_corridor(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, uin
     if (!y && final) out = c->goal_ref, q = c->goal;
     else if (!y) nm_opt_group_gap(c, x->poly, c->goal, &out); /* partial: the polygon nearest the goal */
     else if (y->flags & NM_OPT_OFFMESH) out = offmesh_side(c, y->from, x->poly);
-    else out = nm_opt_portal_mesh(c, y, 0), q = s->hops[k + 1].at;
-    if (!group_walk(c, x->poly, in, out, q ? s->hops[k].at : NULL, q, &len)) return NM_ERR_NOMEM;
-    if (y && (y->flags & NM_OPT_OFFMESH) && !cor_push(c, y->from, &len)) return NM_ERR_NOMEM;
+    else out = nm_opt_portal_mesh(c, y, 0), q = hops[k + 1].at;
+    group_walk(c, x->poly, in, out, q ? hops[k].at : NULL, q, &o);
+    if (y && (y->flags & NM_OPT_OFFMESH)) cor_put(&o, o.len++, y->from);
   }
-  *count = len;
-  return NM_OK;
+  return o.len;
 }

@@ -183,8 +183,11 @@ static nm_status corridor_path(nm_query *q, nm_opt_ctx *c, nm_status st, uint32_
     if (st < 0) return st;
     st |= NM_FALLBACK;
   } else {
-    uint32_t n;
-    if (nm_opt_corridor(c, found, start_ref, &n) < 0) return NM_ERR_NOMEM;
+    uint32_t n = nm_opt_corridor(c, found, start_ref, s->cor, s->ccap);
+    if (n > s->ccap) {
+      if (!corridor_room(q, s, n)) return NM_ERR_NOMEM;
+      nm_opt_corridor(c, found, start_ref, s->cor, s->ccap);
+    }
     cor = s->cor;
     ncor = (int)n;
   }
