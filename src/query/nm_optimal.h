@@ -195,6 +195,9 @@ NM_INTERNAL int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, uint32_t 
 NM_INTERNAL nm_status nm_opt_mesh_sync(nm_query *q, nm_opt *s, const nm_navmesh *m, const nm_filter *f);
 /* Makes the portal records of polygon ref (entry pi). */
 NM_INTERNAL void nm_opt_portals_make(nm_opt_ctx *c, nm_opt_pinfo *pi, nm_polyref ref);
+/* The part of its edge that link l of polygon p (tile t) crosses, as the
+ * funnel sees it, in (x, -z): a -> b. */
+NM_INTERNAL void nm_opt_link_ends(const nm_tile *t, const nm_poly *p, const nm_link *l, double *a, double *b);
 /* Root key (0: no corner) of end a (b = 0) or b (b = 1) of portal pr,
  * worked out and remembered. */
 NM_INTERNAL uint64_t nm_opt_end_key_make(const nm_opt_ctx *c, nm_opt_portal *pr, int b);

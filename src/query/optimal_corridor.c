@@ -86,23 +86,6 @@ static void cor_put(cor_out *o, uint32_t i, nm_polyref ref) {
   if (i < o->cap) o->p[i] = ref;
 }
 
-/* The part of its edge that link l of polygon p (tile t) crosses, in
- * (x, -z): a -> b. */
-static void link_part(const nm_tile *t, const nm_poly *p, const nm_link *l, double *a, double *b) {
-  const int e = l->edge, e1 = e + 1 == p->vert_count ? 0 : e + 1;
-  const float *v0 = &t->verts[p->verts[e] * 3], *v1 = &t->verts[p->verts[e1] * 3];
-  const int part = l->side != 0xff && (l->bmin != 0 || l->bmax != 255);
-  float pt[3];
-  nm_opt_pt(a, v0);
-  nm_opt_pt(b, v1);
-  if (part) {
-    nm_vlerp(pt, v0, v1, l->bmin * (1.0f / 255.0f));
-    nm_opt_pt(a, pt);
-    nm_vlerp(pt, v0, v1, l->bmax * (1.0f / 255.0f));
-    nm_opt_pt(b, pt);
-  }
-}
-
 /* 1 when segments p-q and a-b meet, within tol (X/Z). */
 static int seg_meet(const double *p, const double *q, const double *a, const double *b, double tol) {
   const double lpq = nm_opt_dist(p, q), lab = nm_opt_dist(a, b);
@@ -147,7 +130,7 @@ static void group_walk(nm_opt_ctx *c, nm_polyref g, nm_polyref in, nm_polyref ou
         for (i = 0; i < n && node[i] != r; i++) {}
         if (i < n || n == NM_OPT_GROUP_MAX) continue;
         if (pass == 0) {
-          link_part(t, pl, &t->links[l], pa, pb);
+          nm_opt_link_ends(t, pl, &t->links[l], pa, pb);
           if (!seg_meet(p, q, pa, pb, 8 * c->eps)) continue;
         }
         node[n] = r;

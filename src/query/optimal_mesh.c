@@ -104,28 +104,33 @@ static int portal_room(nm_opt_ctx *c, uint32_t n) {
   return n <= s->pcap;
 }
 
-/* The record of link l of polygon p (tile t), into neighbour `nei`. */
-static void portal_fill(const nm_tile *t, const nm_poly *p, nm_polyref own, const nm_link *l, nm_opt_portal *pr) {
+void nm_opt_link_ends(const nm_tile *t, const nm_poly *p, const nm_link *l, double *a, double *b) {
   const int e = l->edge, e1 = e + 1 == p->vert_count ? 0 : e + 1;
   const float *v0 = &t->verts[p->verts[e] * 3], *v1 = &t->verts[p->verts[e1] * 3];
   const int part = l->side != 0xff && (l->bmin != 0 || l->bmax != 255);
   float pt[3];
+  nm_opt_pt(a, v0);
+  nm_opt_pt(b, v1);
+  if (part && l->bmin != 0) { /* as nm_portal_points: the funnel's points */
+    nm_vlerp(pt, v0, v1, l->bmin * (1.0f / 255.0f));
+    nm_opt_pt(a, pt);
+  }
+  if (part && l->bmax != 255) {
+    nm_vlerp(pt, v0, v1, l->bmax * (1.0f / 255.0f));
+    nm_opt_pt(b, pt);
+  }
+}
+
+/* The record of link l of polygon p (tile t), into neighbour `nei`. */
+static void portal_fill(const nm_tile *t, const nm_poly *p, nm_polyref own, const nm_link *l, nm_opt_portal *pr) {
+  const int part = l->side != 0xff && (l->bmin != 0 || l->bmax != 255);
   memset(pr, 0, sizeof *pr);
   pr->nei = l->ref;
   pr->own = own;
-  pr->edge = (uint8_t)e;
+  pr->edge = l->edge;
   pr->bmin = part ? l->bmin : 0;
   pr->bmax = part ? l->bmax : 255;
-  nm_opt_pt(pr->a, v0);
-  nm_opt_pt(pr->b, v1);
-  if (pr->bmin != 0) { /* as nm_portal_points: the funnel's points */
-    nm_vlerp(pt, v0, v1, pr->bmin * (1.0f / 255.0f));
-    nm_opt_pt(pr->a, pt);
-  }
-  if (pr->bmax != 255) {
-    nm_vlerp(pt, v0, v1, pr->bmax * (1.0f / 255.0f));
-    nm_opt_pt(pr->b, pt);
-  }
+  nm_opt_link_ends(t, p, l, pr->a, pr->b);
 }
 
 /* 1 when polygon nei passes the filter; *dead gets whether its only link
