@@ -246,6 +246,9 @@ NM_INTERNAL nm_status nm_links_check_all(nm_navmesh *m, int writable, nm_diag *d
 /* Poly-height and closest-point primitives used by links and queries
  * (query/nm_geom.c). */
 NM_INTERNAL int nm_poly_height(const nm_tile *t, const nm_poly *p, const float *pos, float *height);
+/* Height of the detail surface of ground polygon p at pos, which lies over
+ * p (nm_poly_height without the test). */
+NM_INTERNAL float nm_detail_height(const nm_tile *t, const nm_poly *p, const float *pos);
 NM_INTERNAL void nm_closest_point_on_poly(const nm_navmesh *m, nm_polyref ref, const float *pos,
                                           float *closest, int *over);
 NM_INTERNAL nm_polyref nm_find_nearest_in_tile(const nm_navmesh *m, const nm_tile *t,

@@ -45,27 +45,31 @@ static void closest_on_detail_edges(const nm_tile *t, const nm_poly *p, const fl
   nm_vlerp(closest, pmin, pmax, tmin);
 }
 
-int nm_poly_height(const nm_tile *t, const nm_poly *p, const float *pos, float *height) {
-  const nm_poly_detail *pd;
-  float verts[NM_MAX_VERTS_PER_POLY * 3], closest[3];
-  int i, nv = p->vert_count;
-  if (nm_poly_type(p) == NM_POLYTYPE_OFFMESH) return 0;
-  for (i = 0; i < nv; i++) nm_vcopy(&verts[i * 3], &t->verts[p->verts[i] * 3]);
-  if (!nm_point_in_polygon(pos, verts, nv)) return 0;
-  if (!height) return 1;
-  pd = &t->dmeshes[p - t->polys];
+/* Height of the detail surface of p (not an off-mesh connection) at pos,
+ * known to lie over p: the detail triangle under it, or the nearest point
+ * of the detail edges when it lies on one (or triangles are degenerate). */
+float nm_detail_height(const nm_tile *t, const nm_poly *p, const float *pos) {
+  const nm_poly_detail *pd = &t->dmeshes[p - t->polys];
+  float closest[3];
+  int i;
   for (i = 0; i < pd->tri_count; i++) {
     const uint8_t *tri = &t->dtris[(pd->tri_base + (uint32_t)i) * 4];
     float h;
     if (nm_closest_height_on_tri(pos, detail_vert(t, p, pd, tri[0]), detail_vert(t, p, pd, tri[1]),
-                                 detail_vert(t, p, pd, tri[2]), &h)) {
-      *height = h;
-      return 1;
-    }
+                                 detail_vert(t, p, pd, tri[2]), &h))
+      return h;
   }
-  /* On an edge between triangles (or degenerate ones): nearest edge point. */
   closest_on_detail_edges(t, p, pos, closest, 0);
-  *height = closest[1];
+  return closest[1];
+}
+
+int nm_poly_height(const nm_tile *t, const nm_poly *p, const float *pos, float *height) {
+  float verts[NM_MAX_VERTS_PER_POLY * 3];
+  int i, nv = p->vert_count;
+  if (nm_poly_type(p) == NM_POLYTYPE_OFFMESH) return 0;
+  for (i = 0; i < nv; i++) nm_vcopy(&verts[i * 3], &t->verts[p->verts[i] * 3]);
+  if (!nm_point_in_polygon(pos, verts, nv)) return 0;
+  if (height) *height = nm_detail_height(t, p, pos);
   return 1;
 }
 

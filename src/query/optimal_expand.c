@@ -343,6 +343,7 @@ int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, uint32_t parent, nm_o
                       uint8_t *same) {
   const nm_opt_pinfo *pi;
   nm_opt_portal *pr;
+  nm_polyref back;
   opt_exp X;
   int i;
   exp_init(c, n, &X);
@@ -351,9 +352,10 @@ int nm_opt_successors(nm_opt_ctx *c, const nm_opt_node *n, uint32_t parent, nm_o
   if (!X.wedge && !(n->flags & NM_OPT_POINT) && !nm_opt_seen(c, view_key(n), n->g)) return 0;
   X.out = out;
   X.same = same;
+  back = (n->flags & NM_OPT_POINT) ? 0 : n->from; /* the way in (none from a root inside) */
   pr = nm_opt_portals(c, n->poly, &pi);
   for (i = 0; i < pi->count && X.count + 3 <= NM_OPT_MAX_SUCC; i++, pr++)
-    if (pr->nei != n->from || (n->flags & NM_OPT_POINT)) { /* not the way in */
+    if (pr->nei != back) {
       X.pflag = (uint32_t)i << NM_OPT_PSHIFT;
       portal_succs(&X, pr);
     }

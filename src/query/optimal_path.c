@@ -194,6 +194,21 @@ static nm_status corridor_path(nm_query *q, nm_opt_ctx *c, nm_status st, uint32_
   return st | funnel_path(q, cor, ncor, end_ref, start, end, pts, refs, cap, count);
 }
 
+/* Heights of a whole path of n points: the start and the goal, which the
+ * search moved over their polygons, straight from the detail surface; the
+ * points between, where the path turns, from the polygon named in refs. */
+static void ends_heights(nm_query *q, float *pts, const nm_polyref *refs, int n, nm_polyref start_ref,
+                         nm_polyref end_ref) {
+  const nm_tile *t;
+  const nm_poly *p;
+  nm_ref_unsafe(q->mesh, start_ref, &t, &p);
+  pts[1] = nm_detail_height(t, p, pts);
+  if (n < 2) return;
+  nm_ref_unsafe(q->mesh, end_ref, &t, &p);
+  pts[3 * (n - 1) + 1] = nm_detail_height(t, p, &pts[3 * (n - 1)]);
+  nm_query_surface_heights(q, pts + 3, refs + 1, n - 2, end_ref);
+}
+
 nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
                                 const float start[3], const float end[3], const nm_filter *filter,
                                 float *pts, nm_polyref *refs, int cap, int *count) {
@@ -214,11 +229,12 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
     reverse(pts, refs, cap);
     *count = cap;
     st |= NM_TRUNCATED;
+    nm_query_surface_heights(q, pts, refs, cap, end_ref);
   } else {
     reverse(pts, refs, n);
     *count = drop_straight(pts, refs, n, c.eps);
+    ends_heights(q, pts, refs, *count, start_ref, end_ref);
   }
-  nm_query_surface_heights(q, pts, refs, *count, end_ref);
   return st;
 }
 
