@@ -194,19 +194,22 @@ static nm_status corridor_path(nm_query *q, nm_opt_ctx *c, nm_status st, uint32_
   return st | funnel_path(q, cor, ncor, end_ref, start, end, pts, refs, cap, count);
 }
 
-/* Heights of a whole path of n points: the start and the goal, which the
- * search moved over their polygons, straight from the detail surface; the
- * points between, where the path turns, from the polygon named in refs. */
-static void ends_heights(nm_query *q, float *pts, const nm_polyref *refs, int n, nm_polyref start_ref,
-                         nm_polyref end_ref) {
+/* Heights of the n points of a path from the search: the start (first)
+ * and, when the path reaches it (to_goal), the goal (last), which the search
+ * moved over their polygons, straight from the detail surface; the points
+ * between, where the path turns, from the polygon named in refs. */
+static void path_heights(nm_query *q, float *pts, const nm_polyref *refs, int n, nm_polyref start_ref,
+                         nm_polyref end_ref, int to_goal) {
   const nm_tile *t;
   const nm_poly *p;
   nm_ref_unsafe(q->mesh, start_ref, &t, &p);
   pts[1] = nm_detail_height(t, p, pts);
-  if (n < 2) return;
-  nm_ref_unsafe(q->mesh, end_ref, &t, &p);
-  pts[3 * (n - 1) + 1] = nm_detail_height(t, p, &pts[3 * (n - 1)]);
-  nm_query_surface_heights(q, pts + 3, refs + 1, n - 2, end_ref);
+  if (to_goal && n >= 2) {
+    nm_ref_unsafe(q->mesh, end_ref, &t, &p);
+    pts[3 * (n - 1) + 1] = nm_detail_height(t, p, &pts[3 * (n - 1)]);
+    n--;
+  }
+  if (n > 1) nm_query_surface_heights(q, pts + 3, refs + 1, n - 1, end_ref);
 }
 
 nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
@@ -229,12 +232,11 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
     reverse(pts, refs, cap);
     *count = cap;
     st |= NM_TRUNCATED;
-    nm_query_surface_heights(q, pts, refs, cap, end_ref);
   } else {
     reverse(pts, refs, n);
     *count = drop_straight(pts, refs, n, c.eps);
-    ends_heights(q, pts, refs, *count, start_ref, end_ref);
   }
+  path_heights(q, pts, refs, *count, start_ref, end_ref, !(st & NM_TRUNCATED));
   return st;
 }
 
