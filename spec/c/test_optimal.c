@@ -194,6 +194,40 @@ TEST(unreachable_goal_is_partial) {
   nm_navmesh_release(m);
 }
 
+/* A goal the filter cuts off (the same island, so the search must find
+ * out): the path ends at the reachable point nearest the goal, and is the
+ * shortest way there -- here around a wall. */
+TEST(goal_cut_off_by_the_filter) {
+  static const char *const map[] = {"......", "..#...", "..#...", "xxxxxx", "......"};
+  nm_navmesh *m = grid_mesh(map, 6, 5, NULL);
+  nm_query *q;
+  nm_filter f, all;
+  nm_polyref sr, er, path[CAP], refs[CAP];
+  float s[3] = {0.5f, 0, 2.5f}, e[3] = {4.5f, 0, 4.5f}, ns[3], ne[3], pts[3 * CAP];
+  const float ext[3] = {0.1f, 2, 0.1f};
+  int n = 0, np = 0;
+  nm_status st;
+  nm_query_new(m, 64, NULL, &q);
+  nm_filter_init(&f);
+  nm_filter_init(&all);
+  f.exclude_flags = 2;
+  nm_query_find_nearest(q, s, ext, &f, &sr, ns, NULL);
+  nm_query_find_nearest(q, e, ext, &all, &er, ne, NULL);
+  st = nm_query_path_optimal(q, sr, er, ns, ne, &f, pts, refs, CAP, &np);
+  CHECK(st >= 0 && (st & NM_PARTIAL) && !(st & NM_OUT_OF_NODES));
+  CHECK(np >= 2);
+  if (np >= 2) { /* to (4.5, 3): round the wall's corners (2, 1) and (3, 1) */
+    CHECK_NEAR(pts[3 * (np - 1)], 4.5, 1e-4);
+    CHECK_NEAR(pts[3 * (np - 1) + 2], 3.0, 1e-4);
+    CHECK_NEAR(length2d(pts, np), hypot(1.5, 1.5) + 1 + hypot(1.5, 2), 1e-4);
+  }
+  st = nm_query_find_path_optimal(q, sr, er, ns, ne, &f, path, CAP, &n);
+  CHECK(st >= 0 && (st & NM_PARTIAL));
+  CHECK(n >= 1 && path[0] == sr && path[n - 1] == refs[np - 1]);
+  nm_query_free(q);
+  nm_navmesh_release(m);
+}
+
 TEST(fallback_and_arguments) {
   nm_navmesh *m = grid_mesh(ROOM, 8, 6, NULL);
   nm_query *q;
@@ -416,6 +450,7 @@ int main(void) {
   RUN(exact_around_a_wall);
   RUN(filter_flags_are_walls);
   RUN(unreachable_goal_is_partial);
+  RUN(goal_cut_off_by_the_filter);
   RUN(fallback_and_arguments);
   RUN(partial_portals_at_a_tile_border);
   RUN(open_tile_corner);

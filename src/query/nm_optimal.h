@@ -153,6 +153,11 @@ typedef struct nm_opt {
   uint32_t ngrp, ngnext, ngfirst, ngref;
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
+  /* Breadth-first walk over the polygons a start reaches (partial paths):
+   * the walk that marked each polygon (by dense number), and the queue. */
+  uint32_t *wmark;           /* [nwmark] */
+  nm_polyref *wqueue;        /* [nwqueue] */
+  uint32_t nwmark, nwqueue, wstamp;
 } nm_opt;
 
 /* One search. */
@@ -230,6 +235,8 @@ NM_INTERNAL nm_status nm_opt_groups_make(nm_query *q, nm_opt *s, const nm_navmes
 /* X/Z distance from p to the nearest mesh polygon of search polygon g,
  * that polygon in *member. */
 NM_INTERNAL double nm_opt_group_gap(const nm_opt_ctx *c, nm_polyref g, const double *p, nm_polyref *member);
+/* X/Z distance from p (x, -z) to mesh polygon ref: 0 inside it. */
+NM_INTERNAL double nm_opt_poly_gap(const nm_navmesh *m, nm_polyref ref, const double *p);
 /* The search polygon holding polygon r, named by its group's first polygon. */
 static inline nm_polyref nm_opt_group(const nm_opt_ctx *c, nm_polyref r) {
   return c->s->gref[c->s->grp[nm_opt_dense(c->s, c->m, r)]];

@@ -61,6 +61,8 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->gnext, (size_t)s->ngnext * sizeof(uint32_t));
   nm_free(&q->alloc, s->gfirst, (size_t)s->ngfirst * sizeof(uint32_t));
   nm_free(&q->alloc, s->gref, (size_t)s->ngref * sizeof(nm_polyref));
+  nm_free(&q->alloc, s->wmark, (size_t)s->nwmark * sizeof(uint32_t));
+  nm_free(&q->alloc, s->wqueue, (size_t)s->nwqueue * sizeof(nm_polyref));
   nm_free(&q->alloc, s, sizeof *s);
   q->opt = NULL;
 }
@@ -474,11 +476,106 @@ static void point_in_poly(nm_query *q, nm_polyref ref, const float *pos, double 
   nm_opt_pt(out, c);
 }
 
+/* Searches from start (polygon start_ref) to end (end_ref), the context
+ * already set up for the query; `prune`: leave out dead-end parts of the
+ * mesh that do not hold the goal (not when the search is to find the node
+ * nearest an unreachable goal, which may lie in one). */
+static nm_status aim(nm_opt_ctx *c, nm_polyref start_ref, nm_polyref end_ref, const float *start,
+                     const float *end, int prune, uint32_t *found) {
+  nm_opt_node sn;
+  c->goal_ref = end_ref;
+  c->st = NM_OK;
+  point_in_poly(c->q, end_ref, end, c->goal);
+  c->goal_grp = nm_opt_group(c, end_ref);
+  memset(&sn, 0, sizeof sn);
+  point_in_poly(c->q, start_ref, start, sn.root);
+  memcpy(sn.left, sn.root, sizeof sn.left);
+  memcpy(sn.right, sn.root, sizeof sn.right);
+  sn.poly = nm_opt_group(c, start_ref);
+  sn.flags = NM_OPT_POINT;
+  c->side = prune ? nm_opt_goal_side(c) : 0xffffffffu;
+  return search(c, &sn, found);
+}
+
+/* 1 when the mesh's island labels, if up to date, put polygons a and b
+ * apart: no path joins them, whatever the filter. (Labels are read, never
+ * made here: a query does not write to a mesh other threads may read.) */
+static int apart(const nm_navmesh *m, nm_polyref a, nm_polyref b) {
+  const nm_tile *ta, *tb;
+  const nm_poly *pa, *pb;
+  if (m->islands_dirty || !m->islands) return 0;
+  nm_ref_unsafe(m, a, &ta, &pa);
+  nm_ref_unsafe(m, b, &tb, &pb);
+  return m->islands[ta->island_base + (uint32_t)(pa - ta->polys)] !=
+         m->islands[tb->island_base + (uint32_t)(pb - tb->polys)];
+}
+
+/* Makes the walk's mark and queue arrays fit the mesh's polygons and
+ * starts a new walk (marks of older walks count as unmarked); 0 when out
+ * of memory. */
+static int walk_room(nm_opt_ctx *c) {
+  nm_opt *s = c->s;
+  const uint32_t n = s->npoly > 0 ? s->npoly : 1, old = s->nwmark;
+  if (!nm_opt_grow_array(c->q, (void **)&s->wmark, &s->nwmark, n, sizeof(uint32_t)) ||
+      !nm_opt_grow_array(c->q, (void **)&s->wqueue, &s->nwqueue, n, sizeof(nm_polyref)))
+    return 0;
+  if (s->nwmark > old) memset(s->wmark + old, 0, (size_t)(s->nwmark - old) * sizeof(uint32_t));
+  if (++s->wstamp == 0) {
+    memset(s->wmark, 0, (size_t)s->nwmark * sizeof(uint32_t));
+    s->wstamp = 1;
+  }
+  return 1;
+}
+
+/* The mesh polygon nearest (in X/Z) to point p (x, -z) among those polygon
+ * start_ref reaches through links into polygons that pass the filter --
+ * off-mesh connections too, one-way ones one way --, the first met in a
+ * breadth-first walk among equals. 0 when out of memory. A walk over the
+ * polygon graph costs far less than a search that runs until no node is
+ * left, which is what finding this by the search takes. */
+static nm_polyref nearest_reachable(nm_opt_ctx *c, nm_polyref start_ref, const double *p) {
+  nm_opt *s = c->s;
+  const nm_navmesh *m = c->m;
+  uint32_t head = 0, tail = 0;
+  nm_polyref best = 0;
+  double gap = DBL_MAX;
+  if (!walk_room(c)) return 0;
+  s->wmark[nm_opt_dense(s, m, start_ref)] = s->wstamp;
+  s->wqueue[tail++] = start_ref;
+  while (head < tail) {
+    const nm_polyref r = s->wqueue[head++];
+    const nm_tile *t;
+    const nm_poly *pl;
+    uint32_t i;
+    nm_ref_unsafe(m, r, &t, &pl);
+    if (nm_poly_type(pl) != NM_POLYTYPE_OFFMESH) {
+      const double d = nm_opt_poly_gap(m, r, p);
+      if (d < gap) {
+        gap = d;
+        best = r;
+      }
+    }
+    for (i = pl->first_link; i != NM_NULL_LINK; i = t->links[i].next) {
+      const nm_polyref nr = t->links[i].ref;
+      const nm_tile *nt;
+      const nm_poly *np;
+      uint32_t dn;
+      if (!nr) continue;
+      nm_ref_unsafe(m, nr, &nt, &np);
+      dn = nm_opt_dense(s, m, nr);
+      if (s->wmark[dn] == s->wstamp || !nm_filter_pass(c->f, np)) continue;
+      s->wmark[dn] = s->wstamp;
+      s->wqueue[tail++] = nr;
+    }
+  }
+  return best;
+}
+
 nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
                      const float *end, const nm_filter *filter, nm_opt_ctx *c, uint32_t *found) {
   const nm_tile *t;
   const nm_poly *sp, *ep;
-  nm_opt_node sn;
+  nm_polyref near;
   nm_status st;
   if (!q || !start || !end || !filter || !nm_isfinite3(start) || !nm_isfinite3(end) ||
       !nm_ref_get(q->mesh, start_ref, &t, &sp) || !nm_ref_get(q->mesh, end_ref, &t, &ep))
@@ -490,26 +587,29 @@ nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, cons
   c->q = q;
   c->m = q->mesh;
   c->f = filter;
-  c->goal_ref = end_ref;
   c->eps = mesh_eps(q->mesh);
   c->eps2 = c->eps * c->eps;
   if (!(c->s = nm_opt_scratch(q)) || nm_opt_mesh_sync(q, c->s, q->mesh, filter) < 0) return NM_ERR_NOMEM;
-  point_in_poly(q, end_ref, end, c->goal);
-  c->goal_grp = nm_opt_group(c, end_ref);
-  memset(&sn, 0, sizeof sn);
-  point_in_poly(q, start_ref, start, sn.root);
-  memcpy(sn.left, sn.root, sizeof sn.left);
-  memcpy(sn.right, sn.root, sizeof sn.right);
-  sn.poly = nm_opt_group(c, start_ref);
-  sn.flags = NM_OPT_POINT;
-  c->side = nm_opt_goal_side(c);
-  st = search(c, &sn, found);
-  if ((st & NM_PARTIAL) && c->side != 0xffffffffu) { /* unreachable: the partial path may end in a dead end */
-    c->side = 0xffffffffu;
-    c->st = NM_OK;
-    st = search(c, &sn, found);
+  if (!apart(q->mesh, start_ref, end_ref)) {
+    st = aim(c, start_ref, end_ref, start, end, 1, found);
+    if (!(st & NM_PARTIAL) || (st & NM_OUT_OF_NODES)) return st;
+  } else {
+    point_in_poly(q, end_ref, end, c->goal); /* unreachable for certain: no search */
   }
-  return st;
+  /* Unreachable: the shortest path to the point nearest the goal of the
+   * polygon nearest it that the start reaches. */
+  near = nearest_reachable(c, start_ref, c->goal);
+  if (near && near != end_ref) {
+    float e[3];
+    if (nm_query_closest_point(q, near, end, e, NULL) >= 0) {
+      st = aim(c, start_ref, near, start, e, 1, found);
+      if (!(st & NM_PARTIAL)) return st | NM_PARTIAL;
+    }
+  }
+  /* The walk and the search disagree (a link the search cannot pass, such
+   * as a portal shorter than eps): the node nearest the goal, from a
+   * search that prunes no dead end (the goal may lie in one). */
+  return aim(c, start_ref, end_ref, start, end, 0, found);
 }
 
 nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,

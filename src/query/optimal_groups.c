@@ -300,8 +300,7 @@ nm_status nm_opt_groups_make(nm_query *q, nm_opt *s, const nm_navmesh *m) {
   return NM_OK;
 }
 
-/* X/Z distance from p (x, -z) to mesh polygon ref: 0 inside it. */
-static double poly_gap(const nm_navmesh *m, nm_polyref ref, const double *p) {
+double nm_opt_poly_gap(const nm_navmesh *m, nm_polyref ref, const double *p) {
   const nm_tile *t;
   const nm_poly *pl;
   double a[2], b[2], best = DBL_MAX;
@@ -329,7 +328,7 @@ double nm_opt_group_gap(const nm_opt_ctx *c, nm_polyref g, const double *p, nm_p
   uint32_t d;
   *member = g;
   for (d = c->s->gfirst[c->s->grp[nm_opt_dense(c->s, c->m, g)]]; d != ~0u; d = c->s->gnext[d]) {
-    const double x = poly_gap(c->m, c->s->gref[d], p);
+    const double x = nm_opt_poly_gap(c->m, c->s->gref[d], p);
     if (x < best) {
       best = x;
       *member = c->s->gref[d];
