@@ -10,8 +10,11 @@
  * passes over all pairs; the ratios are medians of each round's optimal /
  * default (below 1: the optimal path is the faster one), which a machine
  * whose speed drifts during the run (a shared VM) moves far less than
- * separate timing blocks did. One row per mesh on stdout, JSON lines on
- * stderr. Usage: optimal_bench SHARED_DIR [seconds] */
+ * separate timing blocks did. A second table times the cases whose goal
+ * the start cannot reach (partial paths; the default search's partial
+ * cases), where the optimal search must first find the point nearest the
+ * goal. One row per mesh on stdout, JSON lines on stderr. Usage:
+ * optimal_bench SHARED_DIR [seconds] */
 #include <math.h>
 #include "navmesh.h"
 #include "cases.h"
@@ -109,8 +112,9 @@ static void compare(nm_query *q, const pair *pairs, int n, const nm_filter *f, g
   g->mean = g->shorter ? sum / g->shorter : 0;
 }
 
-/* The oracle cases of one mesh that the default search connects. */
-static int make_pairs(nm_query *q, const nm_filter *f, const bench_case *c, int nc, pair *pairs) {
+/* The oracle cases of one mesh that the default search connects (or, with
+ * `partial`, those where it ends partial: goals the start cannot reach). */
+static int make_pairs(nm_query *q, const nm_filter *f, const bench_case *c, int nc, pair *pairs, int partial) {
   int i, n = 0;
   for (i = 0; i < nc; i++) {
     pair *p = &pairs[n];
@@ -118,12 +122,14 @@ static int make_pairs(nm_query *q, const nm_filter *f, const bench_case *c, int 
     nm_query_find_nearest(q, c[i].start, EXT, f, &p->s, p->sp, NULL);
     nm_query_find_nearest(q, c[i].end, EXT, f, &p->e, p->ep, NULL);
     if (!p->s || !p->e) continue;
-    if (one_path(q, p, f, M_DEFAULT, &st) >= 0 && !(st & (NM_PARTIAL | NM_OUT_OF_NODES))) n++;
+    if (one_path(q, p, f, M_DEFAULT, &st) >= 0 && !(st & NM_OUT_OF_NODES) && !(st & NM_PARTIAL) == !partial) n++;
   }
   return n;
 }
 
-static void bench_one(const char *shared, const char *name, double secs) {
+/* One row: the mesh's connected pairs, or (`partial`) its unreachable
+ * goals, where only the times are compared. */
+static void bench_one(const char *shared, const char *name, double secs, int partial) {
   char path[1024];
   unsigned char *bytes;
   size_t len = 0;
@@ -150,7 +156,24 @@ static void bench_one(const char *shared, const char *name, double secs) {
   nm_query_new(mesh, info.polys > 2000 ? 65535 : 2048, NULL, &q);
   nm_filter_init(&f);
   pairs = (pair *)malloc((size_t)nc * sizeof *pairs);
-  n = make_pairs(q, &f, cases, nc, pairs);
+  n = make_pairs(q, &f, cases, nc, pairs, partial);
+  if (partial) {
+    if (n > 0) {
+      time_methods(q, pairs, n, &f, secs, &tm);
+      printf("%-17s %5d %10.2f %10.2f %6.2f %12.2f %6.2f\n", name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0],
+             tm.us[M_CORRIDOR], tm.ratio[1]);
+      fprintf(stderr,
+              "{\"impl\":\"navmesh-c\",\"bench\":\"optimal_partial\",\"mesh\":\"%s\",\"cases\":%d,"
+              "\"default_us\":%.3f,\"optimal_us\":%.3f,\"ratio\":%.3f,\"optimal_corridor_us\":%.3f,"
+              "\"corridor_ratio\":%.3f}\n",
+              name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1]);
+    }
+    free(pairs);
+    free(cases);
+    nm_query_free(q);
+    nm_navmesh_release(mesh);
+    return;
+  }
   compare(q, pairs, n, &f, &g);
   time_methods(q, pairs, n, &f, secs, &tm);
   printf("%-17s %5d %10.2f %10.2f %6.2f %12.2f %6.2f %6.1f%% %6.2f%% %6.2f%% %6d\n", name, n, tm.us[M_DEFAULT],
@@ -175,6 +198,10 @@ int main(int argc, char **argv) {
   printf("optimal paths     %5s %10s %10s %6s %12s %6s %7s %7s %7s %6s\n", "cases", "default us", "optimal us",
          "ratio", "corr+funnel", "ratio", "shorter", "mean", "max", "longer");
   for (i = 0; bench_meshes[i]; i++)
-    if (!bench_skip(bench_meshes[i])) bench_one(shared, bench_meshes[i], secs);
+    if (!bench_skip(bench_meshes[i])) bench_one(shared, bench_meshes[i], secs, 0);
+  printf("unreachable goals %5s %10s %10s %6s %12s %6s\n", "cases", "default us", "optimal us", "ratio",
+         "corr+funnel", "ratio");
+  for (i = 0; bench_meshes[i]; i++)
+    if (!bench_skip(bench_meshes[i])) bench_one(shared, bench_meshes[i], secs, 1);
   return 0;
 }

@@ -459,7 +459,9 @@ NM_API nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyre
  * an off-mesh connection) this runs nm_query_find_path and adds NM_FALLBACK.
  * start/end [(x,y,z)] are moved into their polygons in X/Z. path [cap].
  * NM_PARTIAL: end unreachable, the corridor leads to the polygon nearest to
- * it; NM_OUT_OF_NODES: the search hit its node limit (8 per max_nodes of
+ * it in X/Z among those start reaches, and holds the shortest path to that
+ * polygon's point nearest to end (found by a walk over the polygon graph,
+ * then a search to that point); NM_OUT_OF_NODES: the search hit its node limit (8 per max_nodes of
  * the query, at least 4096), the path may be longer than the shortest;
  * NM_TRUNCATED: cap too small (the corridor is cut at its end).
  * Search memory is taken from the query's allocator on first use and grown
@@ -476,8 +478,8 @@ NM_API nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, n
  * [cap] a polygon each point lies on. Same search and statuses as
  * nm_query_find_path_optimal; cheaper than it + nm_query_straight_path, as
  * the turns come straight from the search (the funnel still runs for
- * partial paths, off-mesh connections and NM_FALLBACK). A partial path ends
- * at the point of the last polygon nearest to end. */
+ * off-mesh connections and NM_FALLBACK). A partial path is the shortest
+ * path to the point of the last polygon nearest to end. */
 NM_API nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
                                        const float start[3], const float end[3],
                                        const nm_filter *filter, float *pts, nm_polyref *refs,

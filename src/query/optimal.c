@@ -527,6 +527,24 @@ static int walk_room(nm_opt_ctx *c) {
   return 1;
 }
 
+/* X/Z distance from p (x, -z) to the bounding box of polygon pl of tile
+ * t: a lower bound of its distance to the polygon, for far less work. */
+static double box_gap(const nm_tile *t, const nm_poly *pl, const double *p) {
+  const float *v = &t->verts[pl->verts[0] * 3];
+  double x0 = v[0], x1 = v[0], y0 = -(double)v[2], y1 = -(double)v[2], dx, dy;
+  int i;
+  for (i = 1; i < pl->vert_count; i++) {
+    const double x = t->verts[pl->verts[i] * 3], y = -(double)t->verts[pl->verts[i] * 3 + 2];
+    x0 = x < x0 ? x : x0;
+    x1 = x > x1 ? x : x1;
+    y0 = y < y0 ? y : y0;
+    y1 = y > y1 ? y : y1;
+  }
+  dx = p[0] < x0 ? x0 - p[0] : (p[0] > x1 ? p[0] - x1 : 0);
+  dy = p[1] < y0 ? y0 - p[1] : (p[1] > y1 ? p[1] - y1 : 0);
+  return sqrt(dx * dx + dy * dy);
+}
+
 /* The mesh polygon nearest (in X/Z) to point p (x, -z) among those polygon
  * start_ref reaches through links into polygons that pass the filter --
  * off-mesh connections too, one-way ones one way --, the first met in a
@@ -548,7 +566,7 @@ static nm_polyref nearest_reachable(nm_opt_ctx *c, nm_polyref start_ref, const d
     const nm_poly *pl;
     uint32_t i;
     nm_ref_unsafe(m, r, &t, &pl);
-    if (nm_poly_type(pl) != NM_POLYTYPE_OFFMESH) {
+    if (nm_poly_type(pl) != NM_POLYTYPE_OFFMESH && box_gap(t, pl, p) < gap) {
       const double d = nm_opt_poly_gap(m, r, p);
       if (d < gap) {
         gap = d;

@@ -308,19 +308,18 @@ double nm_opt_poly_gap(const nm_navmesh *m, nm_polyref ref, const double *p) {
   nm_ref_unsafe(m, ref, &t, &pl);
   nm_opt_pt(a, &t->verts[pl->verts[pl->vert_count - 1] * 3]);
   for (i = 0; i < pl->vert_count; i++, a[0] = b[0], a[1] = b[1]) {
-    const double *e = b;
-    double dx, dy, dd, u, q[2];
+    double dx, dy, dd, u, qx, qy;
     nm_opt_pt(b, &t->verts[pl->verts[i] * 3]);
-    dx = e[0] - a[0], dy = e[1] - a[1], dd = dx * dx + dy * dy;
-    if (nm_opt_orient(a, e, p) < 0) inside = 0;
+    dx = b[0] - a[0], dy = b[1] - a[1], dd = dx * dx + dy * dy;
+    if (nm_opt_orient(a, b, p) < 0) inside = 0;
     u = dd > 0 ? ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / dd : 0;
     u = u < 0 ? 0 : (u > 1 ? 1 : u);
-    q[0] = a[0] + u * dx;
-    q[1] = a[1] + u * dy;
-    dd = nm_opt_dist(q, p);
+    qx = a[0] + u * dx - p[0];
+    qy = a[1] + u * dy - p[1];
+    dd = qx * qx + qy * qy;
     if (dd < best) best = dd;
   }
-  return inside ? 0 : best;
+  return inside ? 0 : sqrt(best);
 }
 
 double nm_opt_group_gap(const nm_opt_ctx *c, nm_polyref g, const double *p, nm_polyref *member) {

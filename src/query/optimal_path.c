@@ -224,7 +224,10 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
   if (!pts || !refs || cap <= 0) return NM_ERR_PARAM;
   st = nm_opt_run(q, start_ref, end_ref, start, end, filter, &c, &found);
   if (st < 0) return st;
-  if (st == NM_FALLBACK || (st & NM_PARTIAL) || uses_offmesh(c.s, found))
+  /* A partial path from a search to the nearest point the start reaches
+   * (c.goal_ref is then not end_ref) needs no funnel; one from the node
+   * nearest the goal does. */
+  if (st == NM_FALLBACK || ((st & NM_PARTIAL) && c.goal_ref == end_ref) || uses_offmesh(c.s, found))
     return corridor_path(q, &c, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
   n = turns(&c, found, start_ref, pts, refs, cap, 0);
   if (n > cap) { /* keep the start of the path: the points met last */
@@ -236,7 +239,7 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
     reverse(pts, refs, n);
     *count = drop_straight(pts, refs, n, c.eps);
   }
-  path_heights(q, pts, refs, *count, start_ref, end_ref, !(st & NM_TRUNCATED));
+  path_heights(q, pts, refs, *count, start_ref, c.goal_ref, !(st & NM_TRUNCATED));
   return st;
 }
 
