@@ -154,10 +154,12 @@ typedef struct nm_opt {
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
   /* Breadth-first walk over the polygons a start reaches (partial paths):
-   * the walk that marked each polygon (by dense number), and the queue. */
+   * the walk that marked each polygon (by dense number), the queue, and
+   * the distance to each queued polygon's bounding box. */
   uint32_t *wmark;           /* [nwmark] */
   nm_polyref *wqueue;        /* [nwqueue] */
-  uint32_t nwmark, nwqueue, wstamp;
+  double *wgap;              /* [nwgap] */
+  uint32_t nwmark, nwqueue, nwgap, wstamp;
 } nm_opt;
 
 /* One search. */

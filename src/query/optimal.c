@@ -63,6 +63,7 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->gref, (size_t)s->ngref * sizeof(nm_polyref));
   nm_free(&q->alloc, s->wmark, (size_t)s->nwmark * sizeof(uint32_t));
   nm_free(&q->alloc, s->wqueue, (size_t)s->nwqueue * sizeof(nm_polyref));
+  nm_free(&q->alloc, s->wgap, (size_t)s->nwgap * sizeof(double));
   nm_free(&q->alloc, s, sizeof *s);
   q->opt = NULL;
 }
@@ -517,7 +518,8 @@ static int walk_room(nm_opt_ctx *c) {
   nm_opt *s = c->s;
   const uint32_t n = s->npoly > 0 ? s->npoly : 1, old = s->nwmark;
   if (!nm_opt_grow_array(c->q, (void **)&s->wmark, &s->nwmark, n, sizeof(uint32_t)) ||
-      !nm_opt_grow_array(c->q, (void **)&s->wqueue, &s->nwqueue, n, sizeof(nm_polyref)))
+      !nm_opt_grow_array(c->q, (void **)&s->wqueue, &s->nwqueue, n, sizeof(nm_polyref)) ||
+      !nm_opt_grow_array(c->q, (void **)&s->wgap, &s->nwgap, n, sizeof(double)))
     return 0;
   if (s->nwmark > old) memset(s->wmark + old, 0, (size_t)(s->nwmark - old) * sizeof(uint32_t));
   if (++s->wstamp == 0) {
@@ -531,17 +533,18 @@ static int walk_room(nm_opt_ctx *c) {
  * t: a lower bound of its distance to the polygon, for far less work. */
 static double box_gap(const nm_tile *t, const nm_poly *pl, const double *p) {
   const float *v = &t->verts[pl->verts[0] * 3];
-  double x0 = v[0], x1 = v[0], y0 = -(double)v[2], y1 = -(double)v[2], dx, dy;
+  float x0 = v[0], x1 = v[0], z0 = v[2], z1 = v[2];
+  double dx, dy;
   int i;
   for (i = 1; i < pl->vert_count; i++) {
-    const double x = t->verts[pl->verts[i] * 3], y = -(double)t->verts[pl->verts[i] * 3 + 2];
-    x0 = x < x0 ? x : x0;
-    x1 = x > x1 ? x : x1;
-    y0 = y < y0 ? y : y0;
-    y1 = y > y1 ? y : y1;
+    v = &t->verts[pl->verts[i] * 3];
+    x0 = v[0] < x0 ? v[0] : x0;
+    x1 = v[0] > x1 ? v[0] : x1;
+    z0 = v[2] < z0 ? v[2] : z0;
+    z1 = v[2] > z1 ? v[2] : z1;
   }
   dx = p[0] < x0 ? x0 - p[0] : (p[0] > x1 ? p[0] - x1 : 0);
-  dy = p[1] < y0 ? y0 - p[1] : (p[1] > y1 ? p[1] - y1 : 0);
+  dy = -p[1] < z0 ? z0 + p[1] : (-p[1] > z1 ? -p[1] - z1 : 0); /* p[1] is -z */
   return sqrt(dx * dx + dy * dy);
 }
 
@@ -554,39 +557,45 @@ static double box_gap(const nm_tile *t, const nm_poly *pl, const double *p) {
 static nm_polyref nearest_reachable(nm_opt_ctx *c, nm_polyref start_ref, const double *p) {
   nm_opt *s = c->s;
   const nm_navmesh *m = c->m;
-  uint32_t head = 0, tail = 0;
-  nm_polyref best = 0;
-  double gap = DBL_MAX;
+  uint32_t head = 0, tail = 0, i, bi = 0, lo = 0;
+  double gap;
   if (!walk_room(c)) return 0;
   s->wmark[nm_opt_dense(s, m, start_ref)] = s->wstamp;
   s->wqueue[tail++] = start_ref;
-  while (head < tail) {
-    const nm_polyref r = s->wqueue[head++];
+  while (head < tail) { /* the walk, with each polygon's box gap */
+    const nm_polyref r = s->wqueue[head];
     const nm_tile *t;
     const nm_poly *pl;
-    uint32_t i;
     nm_ref_unsafe(m, r, &t, &pl);
-    if (nm_poly_type(pl) != NM_POLYTYPE_OFFMESH && box_gap(t, pl, p) < gap) {
-      const double d = nm_opt_poly_gap(m, r, p);
-      if (d < gap) {
-        gap = d;
-        best = r;
-      }
-    }
+    s->wgap[head] = nm_poly_type(pl) == NM_POLYTYPE_OFFMESH ? DBL_MAX : box_gap(t, pl, p);
+    if (s->wgap[head] < s->wgap[lo]) lo = head;
+    head++;
     for (i = pl->first_link; i != NM_NULL_LINK; i = t->links[i].next) {
       const nm_polyref nr = t->links[i].ref;
       const nm_tile *nt;
       const nm_poly *np;
       uint32_t dn;
-      if (!nr) continue;
+      if (!nr || s->wmark[dn = nm_opt_dense(s, m, nr)] == s->wstamp) continue;
       nm_ref_unsafe(m, nr, &nt, &np);
-      dn = nm_opt_dense(s, m, nr);
-      if (s->wmark[dn] == s->wstamp || !nm_filter_pass(c->f, np)) continue;
+      if (!nm_filter_pass(c->f, np)) continue;
       s->wmark[dn] = s->wstamp;
       s->wqueue[tail++] = nr;
     }
   }
-  return best;
+  if (s->wgap[lo] == DBL_MAX) return 0; /* (the start is never off-mesh) */
+  /* the polygon with the nearest box first, then the others whose boxes
+   * come nearer than the best so far */
+  bi = lo;
+  gap = nm_opt_poly_gap(m, s->wqueue[lo], p);
+  for (i = 0; i < tail; i++)
+    if (s->wgap[i] <= gap && i != lo) {
+      const double d = nm_opt_poly_gap(m, s->wqueue[i], p);
+      if (d < gap || (d == gap && i < bi)) {
+        gap = d;
+        bi = i;
+      }
+    }
+  return s->wqueue[bi];
 }
 
 nm_status nm_opt_run(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
