@@ -3,8 +3,9 @@
  * Union-find over every link, treating links as undirected, gives each
  * polygon an island label; labels are then renumbered 1..n in polygon order
  * (tiles by slot, polygons by index), so they are deterministic. Two polygons
- * with different labels can never be joined by a path, which lets findPath
- * give up at once and isReachable answer in O(1). */
+ * with different labels can never be joined by a path, whatever the filter:
+ * isReachable answers in O(1), findPath's reachableOnly gives up at once, and
+ * the optimal search skips the search that would find out (optimal.c). */
 #include "nm_mesh.h"
 
 /* Root of x with path halving. */
