@@ -1,6 +1,9 @@
 --- bench/bench.lua: query timings from Lua on the shared navmeshes, with the
 -- oracle's query points as inputs; each timing repeated for >= SECONDS.
--- Usage: lua bench/bench.lua [shared-dir] [seconds]
+-- Columns: findNearestPoly, findPath, findStraightPath, the three in a row,
+-- mesh:path() (new tables, and reusing one with `out`), mesh:paths() per
+-- path, and mesh:path() with { optimal = true, out = t }; all cases,
+-- partial ones too. Usage: lua bench/bench.lua [shared-dir] [seconds]
 package.path = "spec/?.lua;" .. package.path
 local helper = require "helper"
 local navmesh = require "navmesh"
@@ -26,8 +29,8 @@ local meshes = {}
 for _, n in ipairs(helper.small_meshes) do meshes[#meshes + 1] = n end
 for _, n in ipairs(helper.large_meshes) do meshes[#meshes + 1] = n end
 
-print(("navmesh (%s)%s %10s %10s %10s %10s %10s %10s %10s"):format(jit and "LuaJIT" or _VERSION, (" "):rep(10 - #(jit and "LuaJIT" or _VERSION)),
-  "nearest us", "findPath", "straight", "sequence", "path()", "path(out)", "paths()"))
+print(("navmesh (%s)%s %10s %10s %10s %10s %10s %10s %10s %10s"):format(jit and "LuaJIT" or _VERSION, (" "):rep(10 - #(jit and "LuaJIT" or _VERSION)),
+  "nearest us", "findPath", "straight", "sequence", "path()", "path(out)", "paths()", "optimal"))
 for _, name in ipairs(meshes) do
   local file = shared .. "/navmeshes/" .. name .. ".bin"
   if helper.exists(file) then
@@ -77,6 +80,11 @@ for _, name in ipairs(meshes) do
       local p = P[i]
       mesh:path(p.s[1], p.s[2], p.s[3], p.e[1], p.e[2], p.e[3], { out = out })
     end)
+    local oopts = { out = {}, optimal = true }
+    local optimal = timeit(n, function(i)
+      local p = P[i]
+      mesh:path(p.s[1], p.s[2], p.s[3], p.e[1], p.e[2], p.e[3], oopts)
+    end)
     local flat = {}
     for i = 1, n do
       local p = P[i]
@@ -85,9 +93,9 @@ for _, name in ipairs(meshes) do
     end
     local bopts = { out = {}, partials = {} }
     local batch = timeit(1, function() mesh:paths(flat, bopts) end) / n
-    print(("%-17s %10.3f %10.2f %10.3f %10.2f %10.2f %10.2f %10.2f"):format(name, nearest, path, straight, seq, onecall, reused, batch))
-    io.stderr:write(('{"impl":"navmesh-lua","lua":"%s","mesh":"%s","nearest_us":%.4f,"path_us":%.3f,"straight_us":%.4f,"sequence_us":%.3f,"path_call_us":%.3f,"path_out_us":%.3f,"paths_batch_us":%.3f}\n'):format(
-      jit and jit.version or _VERSION, name, nearest, path, straight, seq, onecall, reused, batch))
+    print(("%-17s %10.3f %10.2f %10.3f %10.2f %10.2f %10.2f %10.2f %10.2f"):format(name, nearest, path, straight, seq, onecall, reused, batch, optimal))
+    io.stderr:write(('{"impl":"navmesh-lua","lua":"%s","mesh":"%s","nearest_us":%.4f,"path_us":%.3f,"straight_us":%.4f,"sequence_us":%.3f,"path_call_us":%.3f,"path_out_us":%.3f,"paths_batch_us":%.3f,"path_optimal_out_us":%.3f}\n'):format(
+      jit and jit.version or _VERSION, name, nearest, path, straight, seq, onecall, reused, batch, optimal))
     mesh:close()
   end
 end
