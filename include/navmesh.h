@@ -479,7 +479,8 @@ NM_API nm_status nm_query_find_path_optimal(nm_query *q, nm_polyref start_ref, n
  * nm_query_find_path_optimal; cheaper than it + nm_query_straight_path, as
  * the turns come straight from the search (the funnel still runs for
  * off-mesh connections and NM_FALLBACK). A partial path is the shortest
- * path to the point of the last polygon nearest to end. */
+ * path to the point of the last polygon nearest to end. NM_TRUNCATED: the
+ * first cap points of the whole path (made aside in the query's memory). */
 NM_API nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
                                        const float start[3], const float end[3],
                                        const nm_filter *filter, float *pts, nm_polyref *refs,

@@ -107,6 +107,26 @@ end
 
 describe("optimal paths on the shared navmeshes", function()
   if helper.skip_without_shared("optimal-path specs on shared navmeshes") then return end
+  it("returns long paths whole, and cut to maxPoints from the start", function()
+    local mesh = load("maze_tiled")
+    local c = helper.oracle("maze_tiled")[1]
+    local s, e = c.start, c["end"]
+    local full, partial = mesh:path(s[1], s[2], s[3], e[1], e[2], e[3], { optimal = true })
+    assert.is_false(partial)
+    assert.is_true(#full / 3 > 256) -- longer than the first point buffer of a new mesh handle
+    for _, cap in ipairs({ 5, 100, 300 }) do -- the buffer is large by now: each still gets cap points
+      local cut = mesh:path(s[1], s[2], s[3], e[1], e[2], e[3], { optimal = true, maxPoints = cap })
+      assert.are.equal(3 * cap, #cut)
+      for i = 1, #cut, 3 do
+        assert.are.equal(full[i], cut[i])
+        assert.are.equal(full[i + 2], cut[i + 2])
+        assert.is_true(math.abs(full[i + 1] - cut[i + 1]) < 1e-4)
+      end
+    end
+    local again = mesh:path(s[1], s[2], s[3], e[1], e[2], e[3], { optimal = true })
+    assert.are.same(full, again)
+    mesh:close()
+  end)
   it("reaches every goal A* reaches (random pairs on the tiled meshes, city regressions)", function()
     local failed, total = {}, 0
     local function try(mesh, name, sx, sy, sz, gx, gy, gz)

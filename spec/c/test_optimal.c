@@ -146,6 +146,20 @@ TEST(exact_around_a_wall) {
    * or (3,4),(5,4); the first: |a (3,2)| + 2 + |(5,2) b| */
   CHECK_NEAR(opt_len(q, a, b, &f, &st), sqrt(0.5) + 2 + sqrt(0.25 + 2.25), 1e-4);
   CHECK(st == NM_OK);
+  { /* arrays too short: the path is cut, keeping its start */
+    const float ext[3] = {0.1f, 2, 0.1f};
+    nm_polyref sr, er, refs[4], crefs[4];
+    float ns[3], ne[3], pts[12], cut[12];
+    int n = 0, k, cap;
+    nm_query_find_nearest(q, a, ext, &f, &sr, ns, NULL);
+    nm_query_find_nearest(q, b, ext, &f, &er, ne, NULL);
+    CHECK(nm_query_path_optimal(q, sr, er, ns, ne, &f, pts, refs, 4, &n) == NM_OK && n == 4);
+    for (cap = 1; cap < 4; cap++) {
+      st = nm_query_path_optimal(q, sr, er, ns, ne, &f, cut, crefs, cap, &k);
+      CHECK(st == (NM_OK | NM_TRUNCATED) && k == cap);
+      CHECK(memcmp(cut, pts, (size_t)k * 3 * sizeof(float)) == 0 && memcmp(crefs, refs, (size_t)k * sizeof *refs) == 0);
+    }
+  }
   nm_query_free(q);
   nm_navmesh_release(m);
 }

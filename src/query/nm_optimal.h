@@ -153,6 +153,9 @@ typedef struct nm_opt {
   uint32_t ngrp, ngnext, ngfirst, ngref;
   nm_polyref *cor;           /* corridor for paths that need the funnel, [ccap] */
   uint32_t ccap;
+  float *tpts;               /* a whole path when the caller's arrays are short, [3 * ntpts] */
+  nm_polyref *trefs;         /* [ntrefs] */
+  uint32_t ntpts, ntrefs;
   /* Breadth-first walk over the polygons a start reaches (partial paths):
    * the walk that marked each polygon (by dense number), the queue, and
    * the distance to each queued polygon's bounding box. */

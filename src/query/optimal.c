@@ -64,6 +64,8 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->wmark, (size_t)s->nwmark * sizeof(uint32_t));
   nm_free(&q->alloc, s->wqueue, (size_t)s->nwqueue * sizeof(nm_polyref));
   nm_free(&q->alloc, s->wgap, (size_t)s->nwgap * sizeof(double));
+  nm_free(&q->alloc, s->tpts, (size_t)s->ntpts * 3 * sizeof(float));
+  nm_free(&q->alloc, s->trefs, (size_t)s->ntrefs * sizeof(nm_polyref));
   nm_free(&q->alloc, s, sizeof *s);
   q->opt = NULL;
 }

@@ -212,6 +212,20 @@ static void path_heights(nm_query *q, float *pts, const nm_polyref *refs, int n,
   if (n > 1) nm_query_surface_heights(q, pts + 3, refs + 1, n - 1, end_ref);
 }
 
+/* The path of goal node idx, of n points before straight ones are dropped,
+ * in the scratch arrays tpts/trefs, start first, as the caller's arrays
+ * would get it if they were long enough (so a path cut to them is the
+ * start of the whole one). Returns its length, -1 when out of memory. */
+static int whole_path(nm_query *q, nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, int n) {
+  nm_opt *s = c->s;
+  if (!nm_opt_grow_array(q, (void **)&s->tpts, &s->ntpts, (uint32_t)n, 3 * sizeof(float)) ||
+      !nm_opt_grow_array(q, (void **)&s->trefs, &s->ntrefs, (uint32_t)n, sizeof(nm_polyref)))
+    return -1;
+  turns(c, idx, start_ref, s->tpts, s->trefs, n, 0);
+  reverse(s->tpts, s->trefs, n);
+  return drop_straight(s->tpts, s->trefs, n, c->eps);
+}
+
 nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
                                 const float start[3], const float end[3], const nm_filter *filter,
                                 float *pts, nm_polyref *refs, int cap, int *count) {
@@ -230,11 +244,13 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
   if (st == NM_FALLBACK || ((st & NM_PARTIAL) && c.goal_ref == end_ref) || uses_offmesh(c.s, found))
     return corridor_path(q, &c, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
   n = turns(&c, found, start_ref, pts, refs, cap, 0);
-  if (n > cap) { /* keep the start of the path: the points met last */
-    turns(&c, found, start_ref, pts, refs, cap, n - cap);
-    reverse(pts, refs, cap);
-    *count = cap;
-    st |= NM_TRUNCATED;
+  if (n > cap) { /* short arrays: the whole path aside, then its start */
+    n = whole_path(q, &c, found, start_ref, n);
+    if (n < 0) return NM_ERR_NOMEM;
+    if (n > cap) st |= NM_TRUNCATED;
+    *count = n > cap ? cap : n;
+    memcpy(pts, c.s->tpts, (size_t)*count * 3 * sizeof(float));
+    memcpy(refs, c.s->trefs, (size_t)*count * sizeof(nm_polyref));
   } else {
     reverse(pts, refs, n);
     *count = drop_straight(pts, refs, n, c.eps);
