@@ -242,6 +242,48 @@ TEST(goal_cut_off_by_the_filter) {
   nm_navmesh_release(m);
 }
 
+/* Unreachable goals while tiles come and go: the walk's tables follow the
+ * mesh, so a new tile's polygons count (here the nearest to the goal). */
+TEST(unreachable_goal_after_a_new_tile) {
+  static const char *const west[] = {".#..", ".#..", ".#..", ".#.."}, *const east[] = {"..#.", "..#.", "..#.", "..#."};
+  nm_navmesh_params prm;
+  nm_navmesh *m;
+  nm_query *q;
+  nm_filter f;
+  nm_polyref sr, er, refs[CAP];
+  const float ext[3] = {0.1f, 2, 0.1f}, s[3] = {3.5f, 0, 0.5f}, e1[3] = {0.5f, 0, 3.5f}, e2[3] = {7.5f, 0, 1.5f};
+  float ns[3], ne[3], pts[3 * CAP];
+  size_t size;
+  void *blob;
+  int n = 0;
+  nm_status st;
+  memset(&prm, 0, sizeof prm);
+  prm.tile_width = prm.tile_height = 4;
+  prm.max_tiles = 4;
+  prm.max_polys = 64;
+  CHECK(nm_navmesh_new(&prm, NULL, NULL, &m) == NM_OK);
+  blob = grid_tile(west, 4, 4, 0, 0, 0, 0, 1, &size);
+  CHECK(blob && nm_navmesh_add_tile(m, blob, size, NULL, NULL) == NM_OK);
+  free(blob);
+  nm_query_new(m, 64, NULL, &q);
+  nm_filter_init(&f);
+  nm_query_find_nearest(q, s, ext, &f, &sr, ns, NULL);
+  nm_query_find_nearest(q, e1, ext, &f, &er, ne, NULL);
+  st = nm_query_path_optimal(q, sr, er, ns, ne, &f, pts, refs, CAP, &n);
+  CHECK(st >= 0 && (st & NM_PARTIAL) && n >= 2); /* to the wall's east side, beside the goal */
+  CHECK(n >= 2 && fabs(pts[3 * (n - 1)] - 2.0) < 1e-4 && fabs(pts[3 * (n - 1) + 2] - 3.5) < 1e-4);
+  blob = grid_tile(east, 4, 4, 4, 0, 1, 0, 1, &size); /* joins the start's side; its last column does not */
+  CHECK(blob && nm_navmesh_add_tile(m, blob, size, NULL, NULL) == NM_OK);
+  free(blob);
+  nm_query_find_nearest(q, e2, ext, &f, &er, ne, NULL);
+  CHECK(er != 0);
+  st = nm_query_path_optimal(q, sr, er, ns, ne, &f, pts, refs, CAP, &n);
+  CHECK(st >= 0 && (st & NM_PARTIAL) && n >= 2);
+  CHECK(n >= 2 && fabs(pts[3 * (n - 1)] - 6.0) < 1e-4 && fabs(pts[3 * (n - 1) + 2] - 1.5) < 1e-4);
+  nm_query_free(q);
+  nm_navmesh_release(m);
+}
+
 TEST(fallback_and_arguments) {
   nm_navmesh *m = grid_mesh(ROOM, 8, 6, NULL);
   nm_query *q;
@@ -465,6 +507,7 @@ int main(void) {
   RUN(filter_flags_are_walls);
   RUN(unreachable_goal_is_partial);
   RUN(goal_cut_off_by_the_filter);
+  RUN(unreachable_goal_after_a_new_tile);
   RUN(fallback_and_arguments);
   RUN(partial_portals_at_a_tile_border);
   RUN(open_tile_corner);

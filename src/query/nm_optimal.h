@@ -163,6 +163,12 @@ typedef struct nm_opt {
   nm_polyref *wqueue;        /* [nwqueue] */
   double *wgap;              /* [nwgap] */
   uint32_t nwmark, nwqueue, nwgap, wstamp;
+  /* A disk holding each polygon in X/Z (x, -z, radius; by dense number),
+   * for the walk's lower bounds; made on the first walk of a mesh
+   * generation (disk_gen). */
+  float *disk;               /* [4 * ndisk] */
+  uint32_t ndisk, disk_gen;
+  int disk_set;
 } nm_opt;
 
 /* One search. */

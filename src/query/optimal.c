@@ -64,6 +64,7 @@ void nm_opt_free(nm_query *q) {
   nm_free(&q->alloc, s->wmark, (size_t)s->nwmark * sizeof(uint32_t));
   nm_free(&q->alloc, s->wqueue, (size_t)s->nwqueue * sizeof(nm_polyref));
   nm_free(&q->alloc, s->wgap, (size_t)s->nwgap * sizeof(double));
+  nm_free(&q->alloc, s->disk, (size_t)s->ndisk * 4 * sizeof(float));
   nm_free(&q->alloc, s->tpts, (size_t)s->ntpts * 3 * sizeof(float));
   nm_free(&q->alloc, s->trefs, (size_t)s->ntrefs * sizeof(nm_polyref));
   nm_free(&q->alloc, s, sizeof *s);
@@ -531,12 +532,13 @@ static int walk_room(nm_opt_ctx *c) {
   return 1;
 }
 
-/* X/Z distance from p (x, -z) to the bounding box of polygon pl of tile
- * t: a lower bound of its distance to the polygon, for far less work. */
-static double box_gap(const nm_tile *t, const nm_poly *pl, const double *p) {
+/* The disk of polygon pl of tile t into d (x, -z, radius): centred on its
+ * X/Z bounding box, the radius rounded up so that the float disk still
+ * holds every vertex. */
+static void poly_disk(const nm_tile *t, const nm_poly *pl, float *d) {
   const float *v = &t->verts[pl->verts[0] * 3];
-  float x0 = v[0], x1 = v[0], z0 = v[2], z1 = v[2];
-  double dx, dy;
+  float x0 = v[0], x1 = v[0], z0 = v[2], z1 = v[2], rf;
+  double r2 = 0, r;
   int i;
   for (i = 1; i < pl->vert_count; i++) {
     v = &t->verts[pl->verts[i] * 3];
@@ -545,9 +547,36 @@ static double box_gap(const nm_tile *t, const nm_poly *pl, const double *p) {
     z0 = v[2] < z0 ? v[2] : z0;
     z1 = v[2] > z1 ? v[2] : z1;
   }
-  dx = p[0] < x0 ? x0 - p[0] : (p[0] > x1 ? p[0] - x1 : 0);
-  dy = -p[1] < z0 ? z0 + p[1] : (-p[1] > z1 ? -p[1] - z1 : 0); /* p[1] is -z */
-  return sqrt(dx * dx + dy * dy);
+  d[0] = 0.5f * (x0 + x1);
+  d[1] = -0.5f * (z0 + z1);
+  for (i = 0; i < pl->vert_count; i++) {
+    const double dx = (double)t->verts[pl->verts[i] * 3] - d[0];
+    const double dy = -(double)t->verts[pl->verts[i] * 3 + 2] - d[1];
+    if (dx * dx + dy * dy > r2) r2 = dx * dx + dy * dy;
+  }
+  r = sqrt(r2);
+  rf = (float)r;
+  d[2] = (double)rf < r ? nextafterf(rf, FLT_MAX) : rf;
+  d[3] = 0;
+}
+
+/* Makes the disks of every polygon of the mesh (once per generation); 0
+ * when out of memory. */
+static int disks_make(nm_opt_ctx *c) {
+  nm_opt *s = c->s;
+  const nm_navmesh *m = c->m;
+  int i, j;
+  if (s->disk_set && s->disk_gen == s->mesh_gen) return 1;
+  if (!nm_opt_grow_array(c->q, (void **)&s->disk, &s->ndisk, s->npoly > 0 ? s->npoly : 1, 4 * sizeof(float)))
+    return 0;
+  for (i = 0; i < m->top; i++) {
+    const nm_tile *t = &m->tiles[i];
+    if (!t->header) continue;
+    for (j = 0; j < t->header->poly_count; j++) poly_disk(t, &t->polys[j], &s->disk[4 * (s->tbase[i] + (uint32_t)j)]);
+  }
+  s->disk_gen = s->mesh_gen;
+  s->disk_set = 1;
+  return 1;
 }
 
 /* The mesh polygon nearest (in X/Z) to point p (x, -z) among those polygon
@@ -561,15 +590,21 @@ static nm_polyref nearest_reachable(nm_opt_ctx *c, nm_polyref start_ref, const d
   const nm_navmesh *m = c->m;
   uint32_t head = 0, tail = 0, i, bi = 0, lo = 0;
   double gap;
-  if (!walk_room(c)) return 0;
+  if (!walk_room(c) || !disks_make(c)) return 0;
   s->wmark[nm_opt_dense(s, m, start_ref)] = s->wstamp;
   s->wqueue[tail++] = start_ref;
-  while (head < tail) { /* the walk, with each polygon's box gap */
+  while (head < tail) { /* the walk, with a lower bound of each polygon's gap from its disk */
     const nm_polyref r = s->wqueue[head];
+    const float *d = &s->disk[4 * nm_opt_dense(s, m, r)];
     const nm_tile *t;
     const nm_poly *pl;
     nm_ref_unsafe(m, r, &t, &pl);
-    s->wgap[head] = nm_poly_type(pl) == NM_POLYTYPE_OFFMESH ? DBL_MAX : box_gap(t, pl, p);
+    if (nm_poly_type(pl) == NM_POLYTYPE_OFFMESH) {
+      s->wgap[head] = DBL_MAX;
+    } else {
+      const double dx = p[0] - d[0], dy = p[1] - d[1];
+      s->wgap[head] = sqrt(dx * dx + dy * dy) - d[2];
+    }
     if (s->wgap[head] < s->wgap[lo]) lo = head;
     head++;
     for (i = pl->first_link; i != NM_NULL_LINK; i = t->links[i].next) {
@@ -585,7 +620,7 @@ static nm_polyref nearest_reachable(nm_opt_ctx *c, nm_polyref start_ref, const d
     }
   }
   if (s->wgap[lo] == DBL_MAX) return 0; /* (the start is never off-mesh) */
-  /* the polygon with the nearest box first, then the others whose boxes
+  /* the polygon with the nearest disk first, then the others whose disks
    * come nearer than the best so far */
   bi = lo;
   gap = nm_opt_poly_gap(m, s->wqueue[lo], p);
