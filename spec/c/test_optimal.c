@@ -96,6 +96,27 @@ static nm_navmesh *grid_mesh(const char *const *map, int w, int h, const nm_allo
   return m;
 }
 
+/* A mesh of 4 x 4 tiles (room for 4) holding tile (0, 0) made from a
+ * 4 x 4 map with border portals, so that more tiles can join it. */
+static nm_navmesh *tiled_mesh(const char *const *map) {
+  nm_navmesh_params prm;
+  nm_navmesh *m = NULL;
+  size_t size;
+  void *blob;
+  memset(&prm, 0, sizeof prm);
+  prm.tile_width = prm.tile_height = 4;
+  prm.max_tiles = 4;
+  prm.max_polys = 64;
+  if (nm_navmesh_new(&prm, NULL, NULL, &m) != NM_OK) return NULL;
+  blob = grid_tile(map, 4, 4, 0, 0, 0, 0, 1, &size);
+  if (!blob || nm_navmesh_add_tile(m, blob, size, NULL, NULL) != NM_OK) {
+    nm_navmesh_release(m);
+    m = NULL;
+  }
+  free(blob);
+  return m;
+}
+
 /* X/Z length of a point list. */
 static double length2d(const float *p, int n) {
   double len = 0;
@@ -246,7 +267,6 @@ TEST(goal_cut_off_by_the_filter) {
  * mesh, so a new tile's polygons count (here the nearest to the goal). */
 TEST(unreachable_goal_after_a_new_tile) {
   static const char *const west[] = {".#..", ".#..", ".#..", ".#.."}, *const east[] = {"..#.", "..#.", "..#.", "..#."};
-  nm_navmesh_params prm;
   nm_navmesh *m;
   nm_query *q;
   nm_filter f;
@@ -257,14 +277,8 @@ TEST(unreachable_goal_after_a_new_tile) {
   void *blob;
   int n = 0;
   nm_status st;
-  memset(&prm, 0, sizeof prm);
-  prm.tile_width = prm.tile_height = 4;
-  prm.max_tiles = 4;
-  prm.max_polys = 64;
-  CHECK(nm_navmesh_new(&prm, NULL, NULL, &m) == NM_OK);
-  blob = grid_tile(west, 4, 4, 0, 0, 0, 0, 1, &size);
-  CHECK(blob && nm_navmesh_add_tile(m, blob, size, NULL, NULL) == NM_OK);
-  free(blob);
+  CHECK((m = tiled_mesh(west)) != NULL);
+  if (!m) return;
   nm_query_new(m, 64, NULL, &q);
   nm_filter_init(&f);
   nm_query_find_nearest(q, s, ext, &f, &sr, ns, NULL);
@@ -323,7 +337,6 @@ TEST(fallback_and_arguments) {
  * the wall's end inside A's edge. */
 TEST(partial_portals_at_a_tile_border) {
   static const char *const a_map[] = {"....", "....", "....", "...."};
-  nm_navmesh_params prm;
   nm_navmesh *m;
   nm_query *q;
   nm_filter f;
@@ -334,14 +347,8 @@ TEST(partial_portals_at_a_tile_border) {
   uint16_t polys[12] = {0, 1, 2, 3, 0xffff, 0xffff, 4, 5, 6, 7, 0xffff, 0xffff};
   nm_poly_mesh_input in;
   const float s[3] = {7, 0, 0.5f}, e[3] = {7, 0, 3.5f};
-  memset(&prm, 0, sizeof prm);
-  prm.tile_width = prm.tile_height = 4;
-  prm.max_tiles = 4;
-  prm.max_polys = 64;
-  CHECK(nm_navmesh_new(&prm, NULL, NULL, &m) == NM_OK);
-  blob = grid_tile(a_map, 4, 4, 0, 0, 0, 0, 1, &size);
-  CHECK(blob && nm_navmesh_add_tile(m, blob, size, NULL, NULL) == NM_OK);
-  free(blob);
+  CHECK((m = tiled_mesh(a_map)) != NULL);
+  if (!m) return;
   memset(&in, 0, sizeof in);
   in.verts = v;
   in.nverts = 8;
