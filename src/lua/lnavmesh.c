@@ -954,10 +954,9 @@ static nm_status run_find_path(lua_State *L, lnm_mesh *h, int optimal, int max_i
 static nm_status push_optimal_path(lua_State *L, lnm_mesh *h, nm_polyref s, nm_polyref e,
                                    const float *sp, const float *ep, const nm_filter *f, int max_pts,
                                    int out) {
-  int cap = max_pts < 64 ? max_pts : 64, n = 0;
+  int cap = h->pts_cap > 64 ? h->pts_cap : 64, n = 0;
   nm_status st;
-  ensure_pts(L, h, cap);
-  if (h->pts_cap > cap) cap = h->pts_cap < max_pts ? h->pts_cap : max_pts;
+  if (cap > max_pts) cap = max_pts;
   for (;;) {
     ensure_pts(L, h, cap);
     st = nm_query_path_optimal(h->q, s, e, sp, ep, f, h->pts, h->refs, cap, &n);

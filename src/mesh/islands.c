@@ -82,13 +82,17 @@ nm_status nm_islands_update(nm_navmesh *m) {
   return NM_OK;
 }
 
-uint32_t nm_navmesh_island(nm_navmesh *m, nm_polyref ref) {
+uint32_t nm_island_label(const nm_navmesh *m, nm_polyref ref) {
   const nm_tile *t;
   const nm_poly *p;
-  if (!nm_ref_get(m, ref, &t, &p)) return 0;
-  if (m->islands_dirty && !m->frozen && nm_islands_update(m) < 0) return 0;
-  if (m->islands_dirty) return 0;
+  if (m->islands_dirty || !m->islands || !nm_ref_get(m, ref, &t, &p)) return 0;
   return m->islands[t->island_base + (uint32_t)(p - t->polys)];
+}
+
+uint32_t nm_navmesh_island(nm_navmesh *m, nm_polyref ref) {
+  if (!nm_navmesh_is_valid_ref(m, ref)) return 0;
+  if (m->islands_dirty && !m->frozen && nm_islands_update(m) < 0) return 0;
+  return nm_island_label(m, ref);
 }
 
 int nm_navmesh_is_reachable(nm_navmesh *m, nm_polyref a, nm_polyref b) {

@@ -220,6 +220,10 @@ NM_INTERNAL nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t
 /* islands.c: connected components over the links (labels 1..n). */
 NM_INTERNAL nm_status nm_islands_update(nm_navmesh *m);
 NM_INTERNAL void nm_islands_free(nm_navmesh *m);
+/* Island label of polygon ref as the labels stand (never remade here, so a
+ * reader of a shared mesh writes nothing); 0 when they are out of date or
+ * ref is invalid. */
+NM_INTERNAL uint32_t nm_island_label(const nm_navmesh *m, nm_polyref ref);
 
 /* format.c: our own format from bytes; in_place: tiles point into b. */
 NM_INTERNAL nm_status nm_format_load_own(const uint8_t *b, size_t len, int in_place, const nm_alloc *alloc,

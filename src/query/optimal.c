@@ -502,16 +502,10 @@ static nm_status aim(nm_opt_ctx *c, nm_polyref start_ref, nm_polyref end_ref, co
 }
 
 /* 1 when the mesh's island labels, if up to date, put polygons a and b
- * apart: no path joins them, whatever the filter. (Labels are read, never
- * made here: a query does not write to a mesh other threads may read.) */
+ * apart: no path joins them, whatever the filter. */
 static int apart(const nm_navmesh *m, nm_polyref a, nm_polyref b) {
-  const nm_tile *ta, *tb;
-  const nm_poly *pa, *pb;
-  if (m->islands_dirty || !m->islands) return 0;
-  nm_ref_unsafe(m, a, &ta, &pa);
-  nm_ref_unsafe(m, b, &tb, &pb);
-  return m->islands[ta->island_base + (uint32_t)(pa - ta->polys)] !=
-         m->islands[tb->island_base + (uint32_t)(pb - tb->polys)];
+  const uint32_t la = nm_island_label(m, a), lb = nm_island_label(m, b);
+  return la && lb && la != lb;
 }
 
 /* Makes the walk's mark and queue arrays fit the mesh's polygons and

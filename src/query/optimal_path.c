@@ -13,7 +13,7 @@ typedef struct turn_out {
   nm_opt_ctx *c;
   float *pts;
   nm_polyref *refs;
-  int cap, skip, k, w;
+  int cap, k, w;
   const double *last;
   const nm_opt_node *src;
   int how;
@@ -51,7 +51,7 @@ static void turn_point(turn_out *o, const double *p, const nm_opt_node *src, int
   if (p[0] != o->last[0] || p[1] != o->last[1]) {
     turn_flush(o);
     o->last = p;
-    o->w = o->k - o->skip < o->cap ? o->k - o->skip : -1;
+    o->w = o->k < o->cap ? o->k : -1;
     if (o->w >= 0) nm_vset(&o->pts[3 * o->w], (float)p[0], 0.0f, (float)-p[1]);
     o->k++;
   }
@@ -60,14 +60,14 @@ static void turn_point(turn_out *o, const double *p, const nm_opt_node *src, int
 }
 
 /* Walks the path of goal node idx backwards -- the goal, every root where
- * the path turns, the start -- skipping the first `skip` points met and
- * writing the next ones (up to cap) as (x, 0, z), with in refs the polygon
+ * the path turns, the start -- writing the first cap points met as
+ * (x, 0, z), with in refs the polygon
  * each lies on. A root is an end of the interval before it, on that node's
  * polygon, or was moved along its own interval's line to its end (then the
  * path turned at the interval end before it too). Returns the number of
  * points met. */
 static int turns(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts, nm_polyref *refs,
-                 int cap, int skip) {
+                 int cap) {
   const nm_opt *s = c->s;
   const nm_opt_node *n = &s->nodes[idx];
   turn_out o;
@@ -75,17 +75,13 @@ static int turns(nm_opt_ctx *c, uint32_t idx, nm_polyref start_ref, float *pts, 
   o.pts = pts;
   o.refs = refs;
   o.cap = cap;
-  o.skip = skip;
   o.k = 1;
-  o.w = -1;
+  o.w = 0;
   o.last = c->goal;
   o.src = NULL;
   o.how = 4;
   o.start_ref = start_ref;
-  if (skip == 0) {
-    nm_vset(pts, (float)c->goal[0], 0.0f, (float)-c->goal[1]);
-    o.w = 0;
-  }
+  nm_vset(pts, (float)c->goal[0], 0.0f, (float)-c->goal[1]);
   for (;;) {
     const nm_opt_node *par = n->parent ? &s->nodes[n->parent - 1] : NULL;
     if (!par) turn_point(&o, n->root, n, 3);
@@ -221,7 +217,7 @@ static int whole_path(nm_query *q, nm_opt_ctx *c, uint32_t idx, nm_polyref start
   if (!nm_opt_grow_array(q, (void **)&s->tpts, &s->ntpts, (uint32_t)n, 3 * sizeof(float)) ||
       !nm_opt_grow_array(q, (void **)&s->trefs, &s->ntrefs, (uint32_t)n, sizeof(nm_polyref)))
     return -1;
-  turns(c, idx, start_ref, s->tpts, s->trefs, n, 0);
+  turns(c, idx, start_ref, s->tpts, s->trefs, n);
   reverse(s->tpts, s->trefs, n);
   return drop_straight(s->tpts, s->trefs, n, c->eps);
 }
@@ -243,7 +239,7 @@ nm_status nm_query_path_optimal(nm_query *q, nm_polyref start_ref, nm_polyref en
    * nearest the goal does. */
   if (st == NM_FALLBACK || ((st & NM_PARTIAL) && c.goal_ref == end_ref) || uses_offmesh(c.s, found))
     return corridor_path(q, &c, st, found, start_ref, end_ref, start, end, filter, pts, refs, cap, count);
-  n = turns(&c, found, start_ref, pts, refs, cap, 0);
+  n = turns(&c, found, start_ref, pts, refs, cap);
   if (n > cap) { /* short arrays: the whole path aside, then its start */
     n = whole_path(q, &c, found, start_ref, n);
     if (n < 0) return NM_ERR_NOMEM;
