@@ -1,6 +1,6 @@
-/* optimal_groups.c -- merged search polygons for the optimal path search
- * (PROTOTYPE): neighbouring polygons whose union is convex in X/Z are
- * searched as one polygon, across tile borders too. The search then needs
+/* optimal_groups.c -- merged search polygons for the optimal path search:
+ * neighbouring polygons whose union is convex in X/Z are searched as one
+ * polygon, across tile borders too. The search then needs
  * fewer expansions (a cone crosses one polygon where it crossed several).
  *
  * Each polygon gets a ring in (x, -z): its vertices, plus the ends of the
