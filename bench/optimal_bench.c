@@ -157,34 +157,28 @@ static void bench_one(const char *shared, const char *name, double secs, int par
   nm_filter_init(&f);
   pairs = (pair *)malloc((size_t)nc * sizeof *pairs);
   n = make_pairs(q, &f, cases, nc, pairs, partial);
-  if (partial) {
-    if (n > 0) {
-      time_methods(q, pairs, n, &f, secs, &tm);
-      printf("%-17s %5d %10.2f %10.2f %6.2f %12.2f %6.2f\n", name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0],
-             tm.us[M_CORRIDOR], tm.ratio[1]);
-      fprintf(stderr,
-              "{\"impl\":\"navmesh-c\",\"bench\":\"optimal_partial\",\"mesh\":\"%s\",\"cases\":%d,"
-              "\"default_us\":%.3f,\"optimal_us\":%.3f,\"ratio\":%.3f,\"optimal_corridor_us\":%.3f,"
-              "\"corridor_ratio\":%.3f}\n",
-              name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1]);
-    }
-    free(pairs);
-    free(cases);
-    nm_query_free(q);
-    nm_navmesh_release(mesh);
-    return;
+  if (partial && n > 0) {
+    time_methods(q, pairs, n, &f, secs, &tm);
+    printf("%-17s %5d %10.2f %10.2f %6.2f %12.2f %6.2f\n", name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0],
+           tm.us[M_CORRIDOR], tm.ratio[1]);
+    fprintf(stderr,
+            "{\"impl\":\"navmesh-c\",\"bench\":\"optimal_partial\",\"mesh\":\"%s\",\"cases\":%d,"
+            "\"default_us\":%.3f,\"optimal_us\":%.3f,\"ratio\":%.3f,\"optimal_corridor_us\":%.3f,"
+            "\"corridor_ratio\":%.3f}\n",
+            name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1]);
+  } else if (!partial) {
+    compare(q, pairs, n, &f, &g);
+    time_methods(q, pairs, n, &f, secs, &tm);
+    printf("%-17s %5d %10.2f %10.2f %6.2f %12.2f %6.2f %6.1f%% %6.2f%% %6.2f%% %6d\n", name, n, tm.us[M_DEFAULT],
+           tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1], n ? 100.0 * g.shorter / n : 0, 100 * g.mean,
+           100 * g.max, g.longer);
+    fprintf(stderr,
+            "{\"impl\":\"navmesh-c\",\"bench\":\"optimal\",\"mesh\":\"%s\",\"cases\":%d,\"default_us\":%.3f,"
+            "\"optimal_us\":%.3f,\"ratio\":%.3f,\"optimal_corridor_us\":%.3f,\"corridor_ratio\":%.3f,"
+            "\"shorter\":%d,\"gain_mean\":%.5f,\"gain_max\":%.5f,\"longer\":%d}\n",
+            name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1], g.shorter, g.mean,
+            g.max, g.longer);
   }
-  compare(q, pairs, n, &f, &g);
-  time_methods(q, pairs, n, &f, secs, &tm);
-  printf("%-17s %5d %10.2f %10.2f %6.2f %12.2f %6.2f %6.1f%% %6.2f%% %6.2f%% %6d\n", name, n, tm.us[M_DEFAULT],
-         tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1], n ? 100.0 * g.shorter / n : 0, 100 * g.mean,
-         100 * g.max, g.longer);
-  fprintf(stderr,
-          "{\"impl\":\"navmesh-c\",\"bench\":\"optimal\",\"mesh\":\"%s\",\"cases\":%d,\"default_us\":%.3f,"
-          "\"optimal_us\":%.3f,\"ratio\":%.3f,\"optimal_corridor_us\":%.3f,\"corridor_ratio\":%.3f,"
-          "\"shorter\":%d,\"gain_mean\":%.5f,\"gain_max\":%.5f,\"longer\":%d}\n",
-          name, n, tm.us[M_DEFAULT], tm.us[M_PATH], tm.ratio[0], tm.us[M_CORRIDOR], tm.ratio[1], g.shorter, g.mean,
-          g.max, g.longer);
   free(pairs);
   free(cases);
   nm_query_free(q);

@@ -461,8 +461,9 @@ NM_API nm_status nm_query_find_path(nm_query *q, nm_polyref start_ref, nm_polyre
  * NM_PARTIAL: end unreachable, the corridor leads to the polygon nearest to
  * it in X/Z among those start reaches, and holds the shortest path to that
  * polygon's point nearest to end (found by a walk over the polygon graph,
- * then a search to that point); NM_OUT_OF_NODES: the search hit its node limit (8 per max_nodes of
- * the query, at least 4096), the path may be longer than the shortest;
+ * then a search to that point); NM_OUT_OF_NODES: the search hit its node
+ * limit (8 per max_nodes of the query, at least 4096), the path may be
+ * longer than the shortest;
  * NM_TRUNCATED: cap too small (the corridor is cut at its end).
  * Search memory is taken from the query's allocator on first use and grown
  * when needed, then reused; the first search on a mesh (generation) also

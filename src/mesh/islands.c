@@ -90,7 +90,6 @@ uint32_t nm_island_label(const nm_navmesh *m, nm_polyref ref) {
 }
 
 uint32_t nm_navmesh_island(nm_navmesh *m, nm_polyref ref) {
-  if (!nm_navmesh_is_valid_ref(m, ref)) return 0;
   if (m->islands_dirty && !m->frozen && nm_islands_update(m) < 0) return 0;
   return nm_island_label(m, ref);
 }

@@ -158,12 +158,13 @@ typedef struct nm_opt {
   uint32_t ntpts, ntrefs;
   /* Breadth-first walk over the polygons a start reaches (partial paths):
    * the walk that marked each polygon (by dense number), the queue, and
-   * the distance to each queued polygon's bounding box. */
+   * a lower bound of each queued polygon's distance to the goal (from its
+   * disk; DBL_MAX for off-mesh connections). */
   uint32_t *wmark;           /* [nwmark] */
   nm_polyref *wqueue;        /* [nwqueue] */
   double *wgap;              /* [nwgap] */
   uint32_t nwmark, nwqueue, nwgap, wstamp;
-  /* A disk holding each polygon in X/Z (x, -z, radius; by dense number),
+  /* A disk holding each polygon in X/Z (x, -z, radius, padding; by dense number),
    * for the walk's lower bounds; made on the first walk of a mesh
    * generation (disk_gen). */
   float *disk;               /* [4 * ndisk] */

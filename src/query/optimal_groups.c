@@ -1,7 +1,7 @@
 /* optimal_groups.c -- merged search polygons for the optimal path search:
  * neighbouring polygons whose union is convex in X/Z are searched as one
- * polygon, across tile borders too. The search then needs
- * fewer expansions (a cone crosses one polygon where it crossed several).
+ * polygon, across tile borders too. The search then needs fewer
+ * expansions (a cone crosses one polygon where it crossed several).
  *
  * Each polygon gets a ring in (x, -z): its vertices, plus the ends of the
  * tile-border link parts on its edges (moved onto the neighbour's vertex
