@@ -11,7 +11,8 @@ OPT     ?= -O2
 WARN    := -Wall -Wextra -Werror -pedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_CORE := -std=c99 $(OPT) -g -fPIC -fvisibility=hidden -ffp-contract=off $(WARN) -Iinclude
 B       := build
-SRC     := $(wildcard src/core/*.c src/mesh/*.c src/query/*.c src/build/*.c)
+# every folder under src/ but the Lua binding is part of the core library
+SRC     := $(filter-out src/lua/%,$(wildcard src/*/*.c))
 OBJ     := $(patsubst src/%.c,$(B)/obj/%.o,$(SRC))
 LIB     := $(B)/libnavmesh.a
 SOFLAGS := -shared
@@ -59,11 +60,16 @@ deps:
 test: deps
 	@sh tools/test.sh
 
-demo: deps all
+# deps first, then a new make: the modules to build (FOUND_LUAS) are decided
+# when make reads this file, so a make started before the Lua headers were
+# installed would build none of them.
+demo: deps
+	@$(MAKE) --no-print-directory all
 	@mkdir -p $(B)
 	LUA_PATH="lua/?.lua;examples/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 examples/demo.lua $(B)/demo.svg
 
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory all
 	@sh tools/bench.sh
 
 fuzz: deps
