@@ -1,0 +1,103 @@
+/* lnm.h -- what the binding files share (src/lua/l*.c; not a public header).
+ *
+ * The binding is one thin layer split by the object it serves:
+ *   lnavmesh.c  luaopen_navmesh_core: the classes and the module table
+ *   lutil.c     argument checks, outcome triples, NavMesh handles
+ *   lmesh.c     making meshes (load, new, fromPolygons), info, files, tiles,
+ *               polygon accessors
+ *   lquery.c    findNearestPoly, findPath, findStraightPath, path, paths
+ *   ltoolbox.c  raycast, surface moves, area searches, random points,
+ *               sliced findPath
+ *   lfilter.c   navmesh.filter and its methods
+ *   lshare.c    sharing meshes across Lua states (registry.c)
+ *   lbuild.c    navmesh.build, buildObj, parseObj
+ * Programmer errors raise; outcomes return nil, message, code. Each NavMesh
+ * handle owns its query scratch; the mesh itself is reference counted. */
+#ifndef NM_LUA_LNM_H
+#define NM_LUA_LNM_H
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "navmesh.h"
+#include "compat.h"
+
+#define LNM_MESH "navmesh.NavMesh"
+#define LNM_FILTER "navmesh.Filter"
+#define LNM_DEFAULT_NODES 2048
+
+/* A NavMesh handle. */
+typedef struct lnm_mesh {
+  nm_navmesh *mesh;    /* NULL once closed */
+  nm_query *q;
+  nm_alloc alloc;      /* the Lua state's allocator */
+  nm_filter filter;    /* default filter */
+  int max_nodes;
+  nm_polyref *path;    /* scratch: corridors */
+  int path_cap;
+  float *pts;          /* scratch: straight path points, flags, refs */
+  uint8_t *flags;
+  nm_polyref *refs;
+  int pts_cap;
+  void *out;           /* core-allocated bytes being pushed (saveString, removeTile) */
+  size_t out_len;
+  int sysmem;          /* mesh is in system memory: shared or opened (registry.c) */
+  /* query toolbox scratch: refs, parents, costs of area searches */
+  nm_polyref *tb_refs, *tb_parents;
+  float *tb_costs;
+  int tb_cap;
+} lnm_mesh;
+
+/* ---- lutil.c: arguments and options ---- */
+void lnm_check_keys(lua_State *L, int idx, const char *const *names);
+int lnm_opt_table(lua_State *L, int idx, const char *const *names);
+float lnm_check_coord(lua_State *L, int idx);
+void lnm_check_point(lua_State *L, int idx, float v[3]);
+lua_Number lnm_field_number(lua_State *L, int t, const char *key, lua_Number def, lua_Number lo);
+lua_Integer lnm_field_int(lua_State *L, int t, const char *key, lua_Integer def, lua_Integer lo,
+                          lua_Integer hi);
+int lnm_field_vec3(lua_State *L, int t, const char *key, float v[3]);
+void *lnm_scratch(lua_State *L, size_t n);
+char *lnm_read_file(lua_State *L, const char *path, size_t *len, size_t *cap, const char **err);
+
+/* ---- lutil.c: results ---- */
+int lnm_push_fail(lua_State *L, const char *what, nm_status st, const nm_diag *diag);
+void lnm_raise_status(lua_State *L, const char *what, nm_status st, const nm_diag *diag);
+void lnm_push_point(lua_State *L, const float *v);
+void lnm_push_refs(lua_State *L, const nm_polyref *refs, int n);
+void lnm_set_int(lua_State *L, const char *k, lua_Integer v);
+void lnm_set_vec(lua_State *L, const char *k, const float *v);
+
+/* ---- lutil.c: NavMesh handles ---- */
+extern const char *const lnm_handle_opts[];
+lnm_mesh *lnm_new_handle(lua_State *L);
+void lnm_handle_attach(lua_State *L, lnm_mesh *h, nm_navmesh *mesh, int max_nodes);
+void lnm_handle_close(lnm_mesh *h);
+void lnm_push_owned_bytes(lua_State *L, lnm_mesh *h, void *bytes, size_t len);
+lnm_mesh *lnm_check_mesh(lua_State *L, int idx);
+nm_polyref *lnm_ensure_path(lua_State *L, lnm_mesh *h, int n);
+void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n);
+const nm_filter *lnm_opt_filter(lua_State *L, int idx, lnm_mesh *h);
+nm_polyref lnm_check_valid_ref(lua_State *L, lnm_mesh *h, int idx);
+int lnm_opt_max_nodes(lua_State *L, int t);
+
+/* ---- lutil.c: classes ---- */
+void lnm_new_class(lua_State *L, const char *name);
+void lnm_add_methods(lua_State *L, const char *name, const luaL_Reg *methods);
+
+/* ---- shared between object files ---- */
+nm_offmesh_link *lnm_field_offmesh(lua_State *L, int t, int *count); /* lmesh.c */
+void lnm_toolbox_free(lnm_mesh *h);                                   /* ltoolbox.c */
+
+/* Each object file's part of luaopen: adds its functions to the module
+ * table on top of the stack and its methods to its classes. */
+void lnm_open_mesh(lua_State *L);
+void lnm_open_filter(lua_State *L);
+void lnm_open_query(lua_State *L);
+void lnm_open_toolbox(lua_State *L);
+void lnm_open_share(lua_State *L);
+void lnm_open_build(lua_State *L);
+
+#endif

@@ -1,0 +1,427 @@
+/* lquery.c -- the path queries of a NavMesh: findNearestPoly, findPath
+ * (A* or optimal), findStraightPath, and path/paths (all three in one
+ * call), with results written into caller tables when asked. */
+#include "lnm.h"
+
+/* ---- queries ---- */
+
+/* mesh:findNearestPoly(x,y,z [, hx,hy,hz [, filter]]) -> ref, x, y, z, over */
+static int lnm_mesh_find_nearest(lua_State *L) {
+  lnm_mesh *h = lnm_check_mesh(L, 1);
+  float c[3], ext[3] = {2, 4, 2}, pt[3];
+  const nm_filter *f;
+  nm_polyref ref;
+  int over = 0;
+  nm_status st;
+  lnm_check_point(L, 2, c);
+  if (!lua_isnoneornil(L, 5)) {
+    lnm_check_point(L, 5, ext);
+    if (ext[0] < 0 || ext[1] < 0 || ext[2] < 0) luaL_argerror(L, 5, "half extents must be >= 0");
+  }
+  f = lnm_opt_filter(L, 8, h);
+  if ((st = nm_query_find_nearest(h->q, c, ext, f, &ref, pt, &over)) < 0)
+    return lnm_push_fail(L, "findNearestPoly", st, NULL);
+  lua_pushinteger(L, (lua_Integer)ref);
+  lnm_push_point(L, pt);
+  lua_pushboolean(L, over);
+  return 5;
+}
+
+/* ---- results into caller-supplied tables (no garbage per call) ----
+ * A query given an output table writes its result list there (items 1..n,
+ * and clears what followed from an earlier, longer result) and returns that
+ * same table; without one it makes a new table. */
+
+/* Table field `key` of options t, pushed and its index returned; 0 (nothing
+ * pushed) when absent. Raises when it is not a table. */
+static int out_field(lua_State *L, int t, const char *key) {
+  if (!t) return 0;
+  lua_getfield(L, t, key);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (!lua_istable(L, -1)) luaL_error(L, "bad option '%s' (table expected, got %s)", key, luaL_typename(L, -1));
+  return lua_gettop(L);
+}
+
+/* Pushes the table to fill: a copy of out (when given) or a new table. */
+static void out_begin(lua_State *L, int out, int n) {
+  if (out) lua_pushvalue(L, out);
+  else lua_createtable(L, n, 0);
+}
+
+/* Clears items n+1 ... of the table on top (the tail of an older result). */
+static void out_end(lua_State *L, int n) {
+  for (;;) {
+    lua_rawgeti(L, -1, ++n);
+    if (lua_isnil(L, -1)) break;
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, n);
+  }
+  lua_pop(L, 1);
+}
+
+/* A list of n floats into out (0: a new table), left on the stack. */
+static void push_floats_into(lua_State *L, int out, const float *v, int n) {
+  int i;
+  out_begin(L, out, n);
+  for (i = 0; i < n; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  if (out) out_end(L, n);
+}
+
+/* A list of n references into out (0: a new table), left on the stack. */
+static void push_refs_into(lua_State *L, int out, const nm_polyref *refs, int n) {
+  int i;
+  if (!out) {
+    lnm_push_refs(L, refs, n);
+    return;
+  }
+  out_begin(L, out, n);
+  for (i = 0; i < n; i++) {
+    lua_pushinteger(L, (lua_Integer)refs[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  out_end(L, n);
+}
+
+/* Boolean option `key` of table t (0 = no table): false when absent. */
+static int opt_bool(lua_State *L, int t, const char *key) {
+  int v = 0;
+  if (!t) return 0;
+  lua_getfield(L, t, key);
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1)) luaL_error(L, "bad option '%s' (boolean expected, got %s)", key, luaL_typename(L, -1));
+    v = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* The outcome of reachableOnly: start and goal on different islands. */
+static int push_unreachable(lua_State *L, const char *what) {
+  nm_diag d;
+  d.field = NULL;
+  strcpy(d.msg, "start and goal are on different islands");
+  return lnm_push_fail(L, what, NM_ERR_NO_PATH, &d);
+}
+
+/* ---- optimal paths (issue 8): the `optimal` option of findPath and path ---- */
+
+/* A* corridor, or the optimal one (then the buffer grows until the whole
+ * corridor fits), into h->path; *n gets its length. */
+static nm_status run_find_path(lua_State *L, lnm_mesh *h, int optimal, int max_iter, nm_polyref s,
+                               nm_polyref e, const float *sp, const float *ep, const nm_filter *f, int *n) {
+  int cap = h->max_nodes;
+  nm_status st;
+  lnm_ensure_path(L, h, cap);
+  if (!optimal) return nm_query_find_path_limited(h->q, s, e, sp, ep, f, max_iter, h->path, cap, n);
+  for (;;) {
+    st = nm_query_find_path_optimal(h->q, s, e, sp, ep, f, h->path, cap, n);
+    if (st == NM_ERR_NOMEM) lnm_raise_status(L, "findPath", st, NULL);
+    if (st < 0 || !(st & NM_TRUNCATED) || cap >= (1 << 24)) return st;
+    lnm_ensure_path(L, h, cap *= 4);
+  }
+}
+
+/* The optimal path's points (no inset or crossings asked) into a new
+ * table; the point buffer grows until the whole path fits (or max_pts).
+ * The search writes into all of the buffer it has, which keeps the size
+ * the longest path so far needed, so a path runs its search again only
+ * when it is longer than every earlier one. Returns the status. */
+static nm_status push_optimal_path(lua_State *L, lnm_mesh *h, nm_polyref s, nm_polyref e,
+                                   const float *sp, const float *ep, const nm_filter *f, int max_pts,
+                                   int out) {
+  int cap = h->pts_cap > 64 ? h->pts_cap : 64, n = 0;
+  nm_status st;
+  if (cap > max_pts) cap = max_pts;
+  for (;;) {
+    lnm_ensure_pts(L, h, cap);
+    st = nm_query_path_optimal(h->q, s, e, sp, ep, f, h->pts, h->refs, cap, &n);
+    if (st == NM_ERR_NOMEM) lnm_raise_status(L, "path", st, NULL);
+    if (st < 0 || !(st & NM_TRUNCATED) || cap >= max_pts) break;
+    cap = cap > max_pts / 4 ? max_pts : cap * 4;
+  }
+  if (st < 0) return st;
+  push_floats_into(L, out, h->pts, 3 * n);
+  return st;
+}
+
+/* ---- end of the optimal-path block ---- */
+
+/* mesh:findPath(sref, eref, sx,sy,sz, ex,ey,ez [, filter [, opts]])
+ *   -> polys, partial, outOfNodes, unfinished, fallback
+ * opts: { maxIterations = n } (unfinished: the cap stopped the search),
+ *       { optimal = true } (fallback: the filter made it use A*) */
+static int lnm_mesh_find_path(lua_State *L) {
+  static const char *const keys[] = {"optimal", "maxIterations", "reachableOnly", "out", NULL};
+  lnm_mesh *h = lnm_check_mesh(L, 1);
+  nm_polyref s = lnm_check_valid_ref(L, h, 2), e = lnm_check_valid_ref(L, h, 3);
+  float sp[3], ep[3];
+  const nm_filter *f;
+  int n = 0, optimal, max_iter, t, out;
+  nm_status st;
+  lnm_check_point(L, 4, sp);
+  lnm_check_point(L, 7, ep);
+  f = lnm_opt_filter(L, 10, h);
+  t = lnm_opt_table(L, 11, keys);
+  optimal = opt_bool(L, t, "optimal");
+  max_iter = t ? (int)lnm_field_int(L, t, "maxIterations", 0x7fffffff, 1, 0x7fffffff) : 0x7fffffff;
+  if (optimal && max_iter != 0x7fffffff) luaL_argerror(L, 11, "maxIterations does not apply to optimal paths");
+  if (opt_bool(L, t, "reachableOnly") && !nm_navmesh_is_reachable(h->mesh, s, e))
+    return push_unreachable(L, "findPath");
+  out = out_field(L, t, "out");
+  if ((st = run_find_path(L, h, optimal, max_iter, s, e, sp, ep, f, &n)) < 0)
+    return lnm_push_fail(L, "findPath", st, NULL);
+  push_refs_into(L, out, h->path, n);
+  lua_pushboolean(L, (st & NM_PARTIAL) != 0);
+  lua_pushboolean(L, (st & NM_OUT_OF_NODES) != 0);
+  lua_pushboolean(L, (st & NM_UNFINISHED) != 0);
+  lua_pushboolean(L, optimal && (st & NM_FALLBACK) != 0);
+  return 5;
+}
+
+/* Reads straight-path options from table t (0 = none); *max_pts too. */
+static void read_straight_opts(lua_State *L, int t, nm_straight_opts *o, int *max_pts) {
+  static const char *const crossings[] = {"none", "area", "all", NULL};
+  o->crossings = NM_CROSSINGS_NONE;
+  o->inset = 0;
+  if (!t) return;
+  lua_getfield(L, t, "crossings");
+  if (!lua_isnil(L, -1)) {
+    const char *c = lua_tostring(L, -1);
+    int i;
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "bad option 'crossings' (\"area\" or \"all\" expected)");
+    for (i = 0; crossings[i] && strcmp(crossings[i], c) != 0; i++) {}
+    if (!crossings[i]) luaL_error(L, "bad option 'crossings' (\"area\" or \"all\" expected)");
+    o->crossings = i;
+  }
+  lua_pop(L, 1);
+  o->inset = (float)lnm_field_number(L, t, "inset", 0, 0);
+  *max_pts = (int)lnm_field_int(L, t, "maxPoints", *max_pts, 1, 1 << 24);
+}
+
+/* Output tables of a straight path: points, flags, refs (0 = new table). */
+typedef struct straight_out {
+  int points, flags, refs;
+} straight_out;
+
+/* Runs the straight path over h->path[0..npath) and pushes points, and
+ * (when `all`) flags and refs, into o's tables or new ones; `heights` puts
+ * the points on the detail surface (optimal paths). Returns the number of
+ * pushed values, -1 when the corridor was refused. */
+static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float *ep, int npath,
+                         const nm_straight_opts *o, int max_pts, int all, int heights,
+                         const straight_out *out) {
+  int cap = 2 * npath + 2, n = 0, i;
+  nm_status st;
+  if (max_pts < cap) cap = max_pts;
+  lnm_ensure_pts(L, h, cap);
+  st = nm_query_straight_path(h->q, sp, ep, h->path, npath, o, h->pts, h->flags, h->refs, cap, &n);
+  if (st < 0) return -1;
+  if (heights) nm_query_surface_heights(h->q, h->pts, h->refs, n, h->path[npath - 1]);
+  push_floats_into(L, out->points, h->pts, 3 * n);
+  if (!all) return 1;
+  out_begin(L, out->flags, n);
+  for (i = 0; i < n; i++) {
+    lua_pushinteger(L, h->flags[i]);
+    lua_rawseti(L, -2, i + 1);
+  }
+  if (out->flags) out_end(L, n);
+  push_refs_into(L, out->refs, h->refs, n);
+  return 3;
+}
+
+/* The corridor argument at idx (a list of references) into h->path. */
+static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
+  int npath = (int)lua_rawlen(L, idx), i;
+  nm_polyref *path;
+  if (npath == 0) luaL_argerror(L, idx, "empty polygon list");
+  path = lnm_ensure_path(L, h, npath);
+  for (i = 0; i < npath; i++) {
+    lua_Number v;
+    lua_rawgeti(L, idx, i + 1);
+    v = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v <= 0 || v > 4294967295.0)
+      luaL_argerror(L, idx, "polygon list must hold polygon references");
+    path[i] = (nm_polyref)v;
+    lua_pop(L, 1);
+  }
+  if (!nm_navmesh_is_valid_ref(h->mesh, path[0])) luaL_argerror(L, idx, "invalid polygon reference");
+  return npath;
+}
+
+/* mesh:findStraightPath(sx,sy,sz, ex,ey,ez, polys [, opts]) -> points, flags, refs
+ * opts: crossings, inset, maxPoints, and points/flags/refs tables to fill. */
+static int lnm_mesh_find_straight(lua_State *L) {
+  static const char *const keys[] = {"crossings", "inset", "maxPoints", "points", "flags", "refs", NULL};
+  lnm_mesh *h = lnm_check_mesh(L, 1);
+  float sp[3], ep[3];
+  nm_straight_opts o;
+  straight_out out;
+  int npath, t, max_pts = 1 << 24, r;
+  lnm_check_point(L, 2, sp);
+  lnm_check_point(L, 5, ep);
+  luaL_checktype(L, 8, LUA_TTABLE);
+  t = lnm_opt_table(L, 9, keys);
+  read_straight_opts(L, t, &o, &max_pts);
+  npath = read_corridor(L, h, 8);
+  out.points = out_field(L, t, "points");
+  out.flags = out_field(L, t, "flags");
+  out.refs = out_field(L, t, "refs");
+  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, 0, &out);
+  if (r < 0) return lnm_push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
+  return r;
+}
+
+/* Everything mesh:path and mesh:paths are asked to do. */
+typedef struct path_opts {
+  nm_straight_opts o;
+  int max_pts, optimal, reachable_only;
+  const nm_filter *f;
+  float ext[3];
+} path_opts;
+
+static const char *const path_keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents",
+                                        "optimal", "reachableOnly", "out", "partials", NULL};
+
+/* Reads the options table t (0 = none) of path/paths. */
+static void read_path_opts(lua_State *L, lnm_mesh *h, int t, path_opts *po) {
+  po->max_pts = 1 << 24;
+  po->f = &h->filter;
+  po->ext[0] = 2;
+  po->ext[1] = 4;
+  po->ext[2] = 2;
+  read_straight_opts(L, t, &po->o, &po->max_pts);
+  po->optimal = opt_bool(L, t, "optimal");
+  po->reachable_only = opt_bool(L, t, "reachableOnly");
+  if (!t) return;
+  lua_getfield(L, t, "filter");
+  if (!lua_isnil(L, -1)) po->f = (const nm_filter *)luaL_checkudata(L, -1, LNM_FILTER);
+  lua_pop(L, 1);
+  if (lnm_field_vec3(L, t, "halfExtents", po->ext) && (po->ext[0] < 0 || po->ext[1] < 0 || po->ext[2] < 0))
+    luaL_error(L, "bad option 'halfExtents' (must be >= 0)");
+}
+
+/* One whole path query: nearest polygons, corridor (A* or optimal), then
+ * the straight path into table `out` (0: a new one), left on the stack.
+ * Returns NM_OK / NM_PARTIAL / NM_FALLBACK bits, or a failure (nothing
+ * pushed): ERR_NO_POLY (*what says which end), ERR_NO_PATH. */
+static nm_status path_one(lua_State *L, lnm_mesh *h, const path_opts *po, const float *sp, const float *ep,
+                          int out, const char **what) {
+  float ns[3], ne[3], end[3];
+  nm_polyref sref, eref;
+  straight_out so;
+  nm_status st;
+  int n = 0;
+  *what = "path: start";
+  if (nm_query_find_nearest(h->q, sp, po->ext, po->f, &sref, ns, NULL) < 0) return NM_ERR_NO_POLY;
+  *what = "path: end";
+  if (nm_query_find_nearest(h->q, ep, po->ext, po->f, &eref, ne, NULL) < 0) return NM_ERR_NO_POLY;
+  *what = "path";
+  if (po->reachable_only && !nm_navmesh_is_reachable(h->mesh, sref, eref)) return NM_ERR_NO_PATH;
+  if (po->optimal && po->o.inset == 0 && po->o.crossings == NM_CROSSINGS_NONE) {
+    st = push_optimal_path(L, h, sref, eref, ns, ne, po->f, po->max_pts, out);
+    return st < 0 ? NM_ERR_NO_PATH : st & (NM_PARTIAL | NM_FALLBACK);
+  }
+  st = run_find_path(L, h, po->optimal, 0x7fffffff, sref, eref, ns, ne, po->f, &n);
+  if (st < 0 || n == 0) return NM_ERR_NO_PATH;
+  memcpy(end, ne, sizeof end);
+  if (h->path[n - 1] != eref) nm_query_closest_point(h->q, h->path[n - 1], ne, end, NULL);
+  so.points = out;
+  so.flags = so.refs = 0;
+  if (push_straight(L, h, ns, end, n, &po->o, po->max_pts, 0, po->optimal, &so) < 0) return NM_ERR_NO_PATH;
+  return st & (NM_PARTIAL | NM_FALLBACK);
+}
+
+/* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial [, fallback]
+ * (nearest polygons, A* -- or the optimal search with opts.optimal, then
+ * heights from the detail mesh -- and straight path in one call). */
+static int lnm_mesh_path(lua_State *L) {
+  lnm_mesh *h = lnm_check_mesh(L, 1);
+  float sp[3], ep[3];
+  path_opts po;
+  const char *what;
+  nm_status st;
+  int t;
+  lnm_check_point(L, 2, sp);
+  lnm_check_point(L, 5, ep);
+  t = lnm_opt_table(L, 8, path_keys);
+  read_path_opts(L, h, t, &po);
+  st = path_one(L, h, &po, sp, ep, out_field(L, t, "out"), &what);
+  if (st < 0) return st == NM_ERR_NO_PATH && po.reachable_only ? push_unreachable(L, what) : lnm_push_fail(L, what, st, NULL);
+  lua_pushboolean(L, (st & NM_PARTIAL) != 0);
+  if (!po.optimal) return 2;
+  lua_pushboolean(L, (st & NM_FALLBACK) != 0);
+  return 3;
+}
+
+/* mesh:paths(queries [, opts]) -> results, partials
+ * Many path() queries in one call: queries is a flat list of six numbers
+ * per query (sx,sy,sz, ex,ey,ez). results[i] is the point list of query i,
+ * or false when it has no path (no polygon near an end, or reachableOnly
+ * and different islands); partials[i] says whether it stops short. With
+ * opts.out / opts.partials the results go into those tables, and the point
+ * lists already in opts.out are reused. Other options as for path(). */
+static int lnm_mesh_paths(lua_State *L) {
+  lnm_mesh *h = lnm_check_mesh(L, 1);
+  path_opts po;
+  int t, nq, i, out, partials, res;
+  luaL_checktype(L, 2, LUA_TTABLE);
+  t = lnm_opt_table(L, 3, path_keys);
+  read_path_opts(L, h, t, &po);
+  nq = (int)lua_rawlen(L, 2);
+  if (nq % 6) luaL_argerror(L, 2, "six numbers per query expected (sx,sy,sz, ex,ey,ez)");
+  nq /= 6;
+  out = out_field(L, t, "out");
+  partials = out_field(L, t, "partials");
+  out_begin(L, out, nq);
+  res = lua_gettop(L);
+  out_begin(L, partials, nq);
+  for (i = 0; i < nq; i++) {
+    float p[6];
+    const char *what;
+    nm_status st;
+    int k, inner = 0;
+    for (k = 0; k < 6; k++) {
+      lua_rawgeti(L, 2, 6 * i + k + 1);
+      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
+        luaL_argerror(L, 2, "coordinates must be finite numbers");
+      p[k] = (float)lua_tonumber(L, -1);
+      lua_pop(L, 1);
+    }
+    lua_rawgeti(L, res, i + 1); /* a point list to reuse? */
+    if (lua_istable(L, -1)) inner = lua_gettop(L);
+    else lua_pop(L, 1);
+    st = path_one(L, h, &po, p, p + 3, inner, &what);
+    if (st < 0) lua_pushboolean(L, 0);
+    lua_rawseti(L, res, i + 1);
+    if (inner) lua_pop(L, 1);
+    lua_pushboolean(L, st >= 0 && (st & NM_PARTIAL) != 0);
+    lua_rawseti(L, res + 1, i + 1);
+  }
+  if (partials) out_end(L, nq);
+  lua_pushvalue(L, res);
+  if (out) out_end(L, nq);
+  lua_insert(L, -2);
+  return 2;
+}
+
+/* ---- registration ---- */
+
+static const luaL_Reg query_methods[] = {
+  {"findNearestPoly", lnm_mesh_find_nearest},
+  {"findPath", lnm_mesh_find_path},
+  {"findStraightPath", lnm_mesh_find_straight},
+  {"path", lnm_mesh_path},
+  {"paths", lnm_mesh_paths},
+  {NULL, NULL}
+};
+
+void lnm_open_query(lua_State *L) {
+  lnm_add_methods(L, LNM_MESH, query_methods);
+}
