@@ -661,6 +661,92 @@ NM_API nm_status nm_query_find_path_limited(nm_query *q, nm_polyref start_ref, n
                                             const nm_filter *filter, int max_iter,
                                             nm_polyref *path, int cap, int *count);
 
+/* ---- seeing the mesh: data for pictures, viewers and other tools ---- */
+
+/* The node pool of the last search that used it (find_path, the sliced
+ * search, polys_around_*, distance_to_wall, random_point_around; the
+ * optimal searches keep their own memory and leave it alone), as Detour's
+ * getNodePool shows it: node i [0 .. nm_query_node_count) is a polygon
+ * reached at pos [(x,y,z)] with its cost from the start, its total
+ * (cost + heuristic), the index of the node it was reached from (-1 for
+ * the start) and whether it was expanded (closed). ERR_PARAM for i out of
+ * range. */
+typedef struct nm_node_info {
+  nm_polyref ref;
+  float pos[3];
+  float cost, total;
+  int parent;
+  int closed;
+} nm_node_info;
+NM_API int nm_query_node_count(const nm_query *q);
+NM_API nm_status nm_query_get_node(const nm_query *q, int i, nm_node_info *out);
+
+/* The detail triangles of polygon ref (the surface the height queries use):
+ * tris [9 * cap] gets (x,y,z) * 3 per triangle, *count their number. A
+ * polygon stored without detail triangles gives the fan of its outline; an
+ * off-mesh connection has none. NM_MAX_DETAIL_TRIS always suffices.
+ * NM_TRUNCATED when cap was too small, ERR_PARAM for an invalid ref. */
+#define NM_MAX_DETAIL_TRIS 255
+NM_API nm_status nm_navmesh_get_poly_detail(const nm_navmesh *mesh, nm_polyref ref, float *tris,
+                                            int cap, int *count);
+
+/* Wavefront OBJ text of the mesh: per tile a group ("g tile_x_y_layer"),
+ * its vertices, then one face per polygon (detail 0) or per detail triangle
+ * (detail 1), with normals up (+Y) by the right-hand rule; off-mesh connections as
+ * "l" lines. With use_box only the polygons whose bounds overlap
+ * bmin..bmax [(x,y,z)] (infinite bounds allowed, NaN is ERR_PARAM).
+ * opts NULL: every polygon's outline. *text (not NUL-terminated) is
+ * allocated with the mesh allocator; free it with nm_free_bytes. */
+typedef struct nm_obj_opts {
+  int detail;
+  int use_box;
+  float bmin[3], bmax[3];
+} nm_obj_opts;
+NM_API nm_status nm_navmesh_to_obj(const nm_navmesh *mesh, const nm_obj_opts *opts, void **text,
+                                   size_t *len);
+
+/* A top-down picture's worth of the mesh in flat arrays: the tiles, the
+ * polygons (ground polygons and off-mesh connections, their vertices at
+ * verts[3 * first ...]), the walls (boundary parts without a neighbour the
+ * default filter lets through, (ax,ay,az,bx,by,bz) each) and the off-mesh
+ * connections. nm_debug_scene_make takes all of it, or with bmin/bmax
+ * [(x,y,z)] (both or neither) the tiles and polygons whose bounds overlap
+ * that box. Island labels are made first when tiles changed (as
+ * nm_navmesh_island_count). Arrays come from the mesh allocator; free them
+ * with nm_debug_scene_free. ERR_PARAM (NaN bounds), ERR_NOMEM (nothing is
+ * left allocated). */
+typedef struct nm_debug_tile {
+  int x, y, layer;
+  float bmin[3], bmax[3];
+} nm_debug_tile;
+typedef struct nm_debug_poly {
+  nm_polyref ref;
+  uint32_t island;     /* 0 when the labels could not be made */
+  uint32_t first;      /* index of its first vertex in verts */
+  int tile;            /* index into tiles */
+  uint16_t flags;
+  uint8_t area;
+  uint8_t nverts;      /* 2 for an off-mesh connection: start, end */
+  uint8_t offmesh;
+} nm_debug_poly;
+typedef struct nm_debug_link {
+  nm_polyref ref;
+  float start[3], end[3];
+  float radius;        /* end point snapping radius [Units: wu] */
+  int bidirectional;
+} nm_debug_link;
+typedef struct nm_debug_scene {
+  nm_debug_tile *tiles;
+  nm_debug_poly *polys;
+  float *verts;
+  float *walls;
+  nm_debug_link *links;
+  int ntiles, npolys, nverts, nwalls, nlinks;
+} nm_debug_scene;
+NM_API nm_status nm_debug_scene_make(nm_navmesh *mesh, const float *bmin, const float *bmax,
+                                     nm_debug_scene *out);
+NM_API void nm_debug_scene_free(const nm_navmesh *mesh, nm_debug_scene *s);
+
 #ifdef __cplusplus
 }
 #endif

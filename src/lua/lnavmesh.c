@@ -24,6 +24,7 @@ int luaopen_navmesh_core(lua_State *L) {
   lnm_open_toolbox(L);
   lnm_open_share(L);
   lnm_open_build(L);
+  lnm_open_debug(L);
   lua_pushliteral(L, NM_VERSION_STRING);
   lua_setfield(L, -2, "_VERSION");
   return 1;

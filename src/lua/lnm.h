@@ -11,6 +11,8 @@
  *   lfilter.c   navmesh.filter and its methods
  *   lshare.c    sharing meshes across Lua states (registry.c)
  *   lbuild.c    navmesh.build, buildObj, parseObj
+ *   ldebug.c    seeing the mesh: getPolyDetail, toOBJ, getNodePool,
+ *               getDebugScene (what navmesh.debug draws and exports)
  * Programmer errors raise; outcomes return nil, message, code. Each NavMesh
  * handle owns its query scratch; the mesh itself is reference counted. */
 #ifndef NM_LUA_LNM_H
@@ -99,5 +101,6 @@ void lnm_open_query(lua_State *L);
 void lnm_open_toolbox(lua_State *L);
 void lnm_open_share(lua_State *L);
 void lnm_open_build(lua_State *L);
+void lnm_open_debug(lua_State *L);
 
 #endif
