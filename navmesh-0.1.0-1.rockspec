@@ -14,11 +14,13 @@ description = {
 }
 dependencies = {
   "lua >= 5.1",
+  "lua-cjson", -- navmesh.debug.export
 }
 build = {
   type = "builtin",
   modules = {
     ["navmesh"] = "lua/navmesh.lua",
+    ["navmesh.debug"] = "lua/navmesh/debug.lua",
     ["navmesh.core"] = {
       sources = {
         "src/build/area.c",
@@ -39,6 +41,10 @@ build = {
         "src/build/region_monotone.c",
         "src/build/tiles.c",
         "src/core/nm_core.c",
+        "src/debug/detail.c",
+        "src/debug/obj.c",
+        "src/debug/scene.c",
+        "src/debug/text.c",
         "src/mesh/copy.c",
         "src/mesh/format.c",
         "src/mesh/islands.c",
@@ -51,6 +57,7 @@ build = {
         "src/query/filter.c",
         "src/query/geom.c",
         "src/query/nearest.c",
+        "src/query/nodes.c",
         "src/query/optimal.c",
         "src/query/optimal_corridor.c",
         "src/query/optimal_cuts.c",
@@ -66,7 +73,15 @@ build = {
         "src/query/raycast.c",
         "src/query/straight.c",
         "src/query/surface.c",
+        "src/lua/lbuild.c",
+        "src/lua/ldebug.c",
+        "src/lua/lfilter.c",
+        "src/lua/lmesh.c",
         "src/lua/lnavmesh.c",
+        "src/lua/lquery.c",
+        "src/lua/lshare.c",
+        "src/lua/ltoolbox.c",
+        "src/lua/lutil.c",
         "src/lua/registry.c",
       },
       libraries = { "pthread" },

@@ -7,6 +7,9 @@ local core = require "navmesh.core"
 local navmesh = {}
 for k, v in pairs(core) do navmesh[k] = v end
 
+--- Pictures and exports of a mesh (lua/navmesh/debug.lua, docs/debug.md).
+navmesh.debug = require "navmesh.debug"
+
 -- ---- query toolbox (Detour's dtNavMeshQuery names) ----
 -- Every filter argument is optional and last (the handle's default filter
 -- otherwise). Refs must be valid polygon refs; bad arguments raise.

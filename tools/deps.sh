@@ -32,6 +32,12 @@ check libclang-rt-14-dev have_glob '/usr/lib/llvm-*/lib/clang/*/lib/linux/libcla
 check nginx             have_cmd nginx
 check libnginx-mod-http-lua have_file /usr/share/nginx/modules-available/mod-http-lua.conf
 check curl              have_cmd curl
+# navmesh.debug: JSON export (lua-cjson), the SVG spec's XML parser
+# (lua-expat), the viewer's browser test (chromium, chromium-driver)
+check lua-cjson         have_glob '/usr/lib/*/lua/5.4/cjson.so'
+check lua-expat         have_glob '/usr/lib/*/lua/5.4/lxp.so'
+check chromium          have_cmd chromium
+check chromium-driver   have_cmd chromedriver
 
 [ -z "$need" ] && exit 0
 echo "deps: missing:$need"

@@ -7,7 +7,7 @@ local f = assert(io.open(name))
 local text = f:read("*a")
 f:close()
 local files = {}
-p = io.popen("ls src/core/*.c src/mesh/*.c src/query/*.c src/build/*.c 2>/dev/null")
+p = io.popen("ls src/core/*.c src/mesh/*.c src/query/*.c src/build/*.c src/debug/*.c 2>/dev/null")
 for line in p:lines() do files[#files + 1] = line end
 p:close()
 table.sort(files)

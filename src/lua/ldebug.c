@@ -5,14 +5,15 @@
 
 #define LNM_SCENE "navmesh.DebugScene"
 
-/* Pushes n numbers of v as a new array; with `step` > 0 each is rounded to
- * a multiple of it (compact JSON that survives a decode/encode exactly). */
-static void push_floats(lua_State *L, const float *v, int n, lua_Number step) {
+/* Pushes n numbers of v as a new array; with `scale` (10^decimals) > 0
+ * each is rounded to that many decimals, as the nearest double to k/scale:
+ * the number a JSON decoder reads back from its shortest text. */
+static void push_floats(lua_State *L, const float *v, int n, lua_Number scale) {
   int i;
   lua_createtable(L, n, 0);
   for (i = 0; i < n; i++) {
     lua_Number x = v[i];
-    if (step > 0) x = floor(x / step + 0.5) * step;
+    if (scale > 0) x = floor(x * scale + 0.5) / scale;
     lua_pushnumber(L, x);
     lua_rawseti(L, -2, i + 1);
   }
@@ -205,15 +206,16 @@ static void push_polys(lua_State *L, const nm_debug_scene *s) {
   set_column(L, "nverts", s->polys, sz, s->npolys, poly_nverts);
 }
 
-/* mesh:getDebugScene([{bmin=, bmax=, step=}]) -> {tiles=, polys=, verts=,
- * walls=, links=} as flat columns (see navmesh.h, nm_debug_scene); numbers
- * of coordinates rounded to multiples of `step` when given. */
+/* mesh:getDebugScene([{bmin=, bmax=, decimals=}]) -> {tiles=, polys=,
+ * verts=, walls=, links=} as flat columns (see navmesh.h, nm_debug_scene);
+ * coordinates rounded to `decimals` (0..9) when given. */
 static int lnm_mesh_debug_scene(lua_State *L) {
-  static const char *const keys[] = {"bmin", "bmax", "step", NULL};
+  static const char *const keys[] = {"bmin", "bmax", "decimals", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   int t = lnm_opt_table(L, 2, keys), box;
   float bmin[3], bmax[3];
-  lua_Number step = t ? lnm_field_number(L, t, "step", 0, 0) : 0;
+  int decimals = t ? (int)lnm_field_int(L, t, "decimals", -1, -1, 9) : -1;
+  lua_Number step = decimals >= 0 ? pow(10.0, decimals) : 0;
   scene_box *b;
   nm_status st;
   box = opt_box(L, t, bmin, bmax);
