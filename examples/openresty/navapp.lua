@@ -6,6 +6,12 @@
 --     404 {"error":"path: start: ...","code":"ERR_NO_POLY"}  no polygon / no path
 --   GET /thread-path?...  the same answer computed in an ngx.run_worker_thread
 --     thread, which has its own Lua VM and opens the shared mesh by name.
+--   GET /debug/export  the live mesh as a navmesh.debug export (JSON, with a
+--     synthetic crowd recording) for the viewer page at /viewer/
+--   GET /debug/paths?sx=..&ez=..[&inset=0.4]  the default, inset and optimal
+--     paths between two points with their X/Z lengths, and the default
+--     search's nodes: {"default":{"points":[...],"length":..,"partial":..},
+--     "inset":{...},"optimal":{...},"insetDistance":0.4,"nodes":{...}}
 --
 -- The mesh is built and shared once in init_by_lua (the master, before the
 -- workers fork); each worker opens its own handle (its own query state) in
@@ -64,6 +70,50 @@ function M.handle(mesh, args)
   return M.answer(mesh, q)
 end
 
+-- ---- the viewer's API (examples/viewer/, docs/debug.md) ----
+
+local function length2d(pts)
+  local len = 0
+  for i = 4, #pts, 3 do
+    len = len + math.sqrt((pts[i] - pts[i - 3]) ^ 2 + (pts[i + 2] - pts[i - 1]) ^ 2)
+  end
+  return len
+end
+
+--- The three paths the viewer shows side by side for query q (six
+-- numbers): a table {default=, inset=, optimal=, insetDistance=, nodes=},
+-- or nil, message, code when there is no path. Also used by the viewer's
+-- browser test to get the expected answer outside nginx.
+function M.three_paths(mesh, q, inset)
+  local out = { insetDistance = inset }
+  local opts = { default = {}, inset = { inset = inset }, optimal = { optimal = true } }
+  for _, name in ipairs { "default", "inset", "optimal" } do
+    local pts, partial, code = mesh:path(q[1], q[2], q[3], q[4], q[5], q[6], opts[name])
+    if not pts then return nil, partial, code end
+    out[name] = { points = pts, partial = partial, length = length2d(pts) }
+    if name == "default" then out.nodes = mesh:getNodePool() end -- the default search's tree
+  end
+  return out
+end
+
+--- status, JSON body of /debug/paths for a request's arguments.
+function M.debug_paths(mesh, args)
+  local q, err = M.check_args(args)
+  if not q then return json_error(400, err) end
+  local inset = tonumber(args.inset or "0.4")
+  if not inset or inset ~= inset or inset < 0 or inset > 100 then return json_error(400, "inset: number in 0..100 expected") end
+  local res, msg, code = M.three_paths(mesh, q, inset)
+  if not res then return json_error(404, msg, code) end
+  return 200, require("cjson").encode(res)
+end
+
+--- JSON body of /debug/export: the mesh, and a synthetic crowd run for
+-- the viewer's replay (until the crowd exists).
+function M.debug_export(mesh)
+  local dbg = navmesh.debug
+  return dbg.export { mesh = mesh, recording = dbg.syntheticRecording(mesh, { agents = 12, frames = 150 }) }
+end
+
 -- ---- nginx glue ----
 
 local worker_mesh
@@ -83,6 +133,17 @@ end
 --- content_by_lua of /path
 function M.serve_path()
   respond(M.handle(worker_mesh, ngx.req.get_uri_args()))
+end
+
+local export_body -- per worker: the shared mesh does not change
+
+--- content_by_lua of /debug/export and /debug/paths
+function M.serve_debug_export()
+  export_body = export_body or M.debug_export(worker_mesh)
+  respond(200, export_body)
+end
+function M.serve_debug_paths()
+  respond(M.debug_paths(worker_mesh, ngx.req.get_uri_args()))
 end
 
 local thread_meshes = {} -- per worker-thread VM: name -> handle
