@@ -137,6 +137,7 @@ done
 # eight Lua 5.4 states on eight threads over one shared mesh under TSan ----
 run_suite "hosts-build" bash spec/hosts/build_test.sh
 run_suite "hosts-nginx" bash spec/hosts/nginx_test.sh
+run_suite "hosts-viewer" bash spec/hosts/viewer_test.sh
 TSAN_RUN=""
 command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null && TSAN_RUN="setarch $(uname -m) -R"
 run_suite "c-threads-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
