@@ -39,55 +39,30 @@ show("path S -> E (ground, doorway, staircase, east plateau)", plain)
 show(("the same with inset %.1f"):format(INSET), inset)
 show("path N -> U (on the ground, under the bridge)", under)
 
--- ---- picture: polygons shaded by height, lowest drawn first ----
+-- ---- picture: navmesh.debug.svg (docs/debug.md) draws the polygons by
+-- area and height, tile borders, walls, the three paths and the nodes the
+-- last search (N -> U) looked at; the marks are labelled on top ----
 local S = 20 -- pixels per world unit
-local function px(x, z) return x * S + S, z * S + S end
-local function pt(x, z) return ("%.1f,%.1f"):format(px(x, z)) end
-local svg = {}
-local function add(s) svg[#svg + 1] = s end
-local w, h = (world.WIDTH + 2) * S, (world.DEPTH + 3) * S
-add(('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d">'):format(w, h, w, h))
-add(('<rect width="%d" height="%d" fill="#3b3b48"/>'):format(w, h))
-local polys = {}
-for _, ref in ipairs(mesh:polyRefs()) do
-  local v = mesh:getPolyVerts(ref)
-  if #v >= 9 then
-    local y = 0
-    for i = 2, #v, 3 do y = y + v[i] end
-    polys[#polys + 1] = { v = v, y = y / (#v / 3) }
-  end
-end
-table.sort(polys, function(a, b) return a.y < b.y end)
-for _, p in ipairs(polys) do
-  local q, shade = {}, math.max(0, math.min(1, p.y / 3.2))
-  for i = 1, #p.v, 3 do q[#q + 1] = pt(p.v[i], p.v[i + 2]) end
-  local r, g, b = math.floor(217 - 90 * shade), math.floor(228 - 70 * shade), math.floor(238 - 20 * shade)
-  add(('<polygon points="%s" fill="rgb(%d,%d,%d)" fill-opacity="%.2f" stroke="#8a99a8" stroke-width="1"/>'):format(
-    table.concat(q, " "), r, g, b, p.y > 2 and 0.85 or 1))
-end
-local function line(pts, colour, dash)
-  local p = {}
-  for i = 1, #pts, 3 do p[#p + 1] = pt(pts[i], pts[i + 2]) end
-  add(('<polyline points="%s" fill="none" stroke="%s" stroke-width="3" %s/>'):format(
-    table.concat(p, " "), colour, dash and 'stroke-dasharray="8,5"' or ""))
-  for i = 1, #pts, 3 do
-    local x, y = px(pts[i], pts[i + 2])
-    add(('<circle cx="%.1f" cy="%.1f" r="4" fill="%s"/>'):format(x, y, colour))
-  end
-end
-line(plain, "#d0463c", true)
-line(inset, "#2f6fce", false)
-line(under, "#2e9e4f", true)
+local svg = navmesh.debug.svg {
+  mesh = mesh, scale = S, title = "navmesh demo level",
+  paths = { { name = "plain S -> E", points = plain }, { name = ("inset %.1f"):format(INSET), points = inset },
+            { name = "N -> U under the bridge", points = under } },
+  nodes = mesh:getNodePool(),
+}
+-- the frame's origin: the mesh bounds' corner sits 10 px in (see navmesh.debug.svg)
+local b = mesh:getDebugScene().tiles.bounds
+local x0, z0 = math.huge, math.huge
+for i = 1, #b, 6 do x0, z0 = math.min(x0, b[i]), math.min(z0, b[i + 2]) end
+local labels = {}
 for name, m in pairs(marks) do
   if name ~= "O" then
-    local x, y = px(m[1], m[3])
-    add(('<circle cx="%.1f" cy="%.1f" r="7" fill="#e0a020"/>'):format(x, y))
-    add(('<text x="%.1f" y="%.1f" font-family="sans-serif" font-size="12" fill="#000">%s</text>'):format(x - 4, y + 4, name))
+    local x, y = (m[1] - x0) * S + 10, (m[3] - z0) * S + 10
+    labels[#labels + 1] = ('<circle cx="%.1f" cy="%.1f" r="7" fill="#e0a020"/><text x="%.1f" y="%.1f" font-family="sans-serif" font-size="12" fill="#000">%s</text>'):format(x, y, x - 4, y + 4, name)
   end
 end
-add(('<text x="%d" y="%d" font-family="sans-serif" font-size="14" fill="#ffffff">built polygons (darker = higher)   red dashed: plain path   blue: inset %.1f   green: under the bridge</text>'):format(S, h - 8, INSET))
-add("</svg>")
+table.sort(labels)
+svg = svg:gsub("</svg>\n$", function() return table.concat(labels, "\n") .. "\n</svg>\n" end)
 local f = assert(io.open(out, "w"))
-f:write(table.concat(svg, "\n"), "\n")
+f:write(svg)
 f:close()
-print("picture: " .. out)
+print("picture: " .. out .. " (red: plain path, blue: inset " .. INSET .. ", green: under the bridge, purple: the last search's nodes)")

@@ -203,14 +203,14 @@ end
 
 -- ---- SVG ----
 
--- Area colours: Recast's walkable area (63) sky blue as RecastDemo draws
+-- Area colours: ground (area 0, RecastDemo's, and 63, Recast's walkable area) sky blue as RecastDemo draws
 -- it, the others from a fixed palette by area number.
 local PALETTE = {
   { 90, 170, 90 }, { 215, 120, 60 }, { 160, 100, 200 }, { 200, 180, 60 },
   { 60, 170, 170 }, { 200, 90, 130 }, { 120, 140, 60 }, { 110, 110, 220 },
 }
 local function area_rgb(area)
-  if area == 63 then return 0, 170, 230 end
+  if area == 63 or area == 0 then return 0, 170, 230 end
   local c = PALETTE[area % #PALETTE + 1]
   return c[1], c[2], c[3]
 end
