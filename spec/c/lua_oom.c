@@ -224,6 +224,16 @@ TEST(build) {
                        "return m and 'ok' or ('nil: ' .. tostring(e))");
 }
 
+TEST(debug) {
+  scenario("debug data", "local ref = mesh:polyRefs()[1]\n"
+                         "local d, o, od = mesh:getPolyDetail(ref), mesh:toOBJ(), mesh:toOBJ{detail = true}\n"
+                         "local s = mesh:getDebugScene{decimals = 3}\n"
+                         "local s2 = mesh:getDebugScene{bmin = {0, -9, 0}, bmax = {8, 9, 8}}\n"
+                         "mesh:findPath(ref, ref, 1, 0, 1, 1, 0, 1) local n = mesh:getNodePool()\n"
+                         "return (#d >= 9 and #o > 0 and #od > #o and #s.polys.refs > #s2.polys.refs and #n.refs >= 1)\n"
+                         "  and 'ok' or 'bad result'");
+}
+
 int main(void) {
   make_data();
   RUN(load);
@@ -231,6 +241,7 @@ int main(void) {
   RUN(queries);
   RUN(save);
   RUN(build);
+  RUN(debug);
   unlink(g_path);
   unlink(g_obj);
   unlink(g_out);
