@@ -133,6 +133,13 @@ $(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c
 
 test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads
 
+# Versions published while reader threads query (C only, no Lua).
+$(B)/tsan/tests/test_versions_tsan: spec/c/threads/test_versions_tsan.c spec/c/fixture.h $(B)/tsan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) $< $(B)/tsan/libnavmesh.a -lm -pthread -o $@
+
+test-build: $(B)/tsan/tests/test_versions_tsan
+
 # ---- 1 vs 2 threads on one shared mesh (bench/threads.c) ----
 $(B)/bench/threads: bench/threads.c $(LIB)
 	@mkdir -p $(dir $@)
