@@ -138,7 +138,12 @@ $(B)/tsan/tests/test_versions_tsan: spec/c/threads/test_versions_tsan.c spec/c/f
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) $< $(B)/tsan/libnavmesh.a -lm -pthread -o $@
 
-test-build: $(B)/tsan/tests/test_versions_tsan
+# Build jobs (a worker thread per job, tile workers inside it) under TSan.
+$(B)/tsan/tests/test_build_job: spec/c/test_build_job.c spec/c/tap.h spec/c/track_alloc.h $(B)/tsan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -Isrc $(TSAN) $< $(B)/tsan/libnavmesh.a -lm -pthread -o $@
+
+test-build: $(B)/tsan/tests/test_versions_tsan $(B)/tsan/tests/test_build_job
 
 # ---- 1 vs 2 threads on one shared mesh (bench/threads.c) ----
 $(B)/bench/threads: bench/threads.c $(LIB)

@@ -465,6 +465,11 @@ typedef struct nm_build_config {
    * With threads > 1 it runs while holding the build's allocator lock. */
   int (*progress)(void *ud, int done, int total);
   void *progress_ud;
+  /* Flags of the polygons by area id (Detour's mesh-process hook): a
+   * polygon of area a gets area_flags[a] [NM_MAX_AREAS entries; area 0 is
+   * the plain walkable ground]. NULL: every polygon gets flags 1. Off-mesh
+   * connections keep their own flags. */
+  const uint16_t *area_flags;
 } nm_build_config;
 
 NM_API void nm_build_config_init(nm_build_config *cfg);
@@ -491,6 +496,72 @@ typedef struct nm_build_stats {
 NM_API nm_status nm_navmesh_build(const float *verts, int nverts, const int *tris, int ntris,
                                   const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
                                   nm_navmesh **out, nm_build_stats *stats);
+
+/* ---- builds off the calling thread ----
+ * A build job runs nm_navmesh_build on a worker thread; the calling
+ * thread polls it without blocking. alloc (NULL: the system allocator) is
+ * called on the calling thread only: in start (copies of the inputs, which
+ * may then go away), in the poll that hands over the mesh, and in free. The
+ * worker builds in system memory (cfg->threads tile workers included); the
+ * poll moves the mesh into alloc's memory (nm_navmesh_copy: same tiles,
+ * references and links, about 1 ms per 2 MB) unless alloc is NULL, when the
+ * mesh is handed over as it is. So an allocator that is not thread-safe (a
+ * Lua state's) is fine. cfg->progress is never called (the job counts
+ * tiles itself: nm_build_job_progress). Without threads the build runs in
+ * start. */
+typedef struct nm_build_job nm_build_job;
+
+/* Starts a build of these inputs (see nm_navmesh_build). What the build
+ * would refuse before allocating (bad config or input: ERR_PARAM with diag,
+ * ERR_EMPTY) is refused here. *out owned by the caller (nm_build_job_free).
+ * ERR_NOMEM. */
+NM_API nm_status nm_build_job_start(const float *verts, int nverts, const int *tris, int ntris,
+                                    const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
+                                    nm_build_job **out);
+
+/* Never blocks. NM_UNFINISHED while the build runs (*out NULL). Then what
+ * nm_navmesh_build returns: NM_OK with *out the mesh (owned by the caller;
+ * handed over once: later polls return ERR_STATE), or the build's failure
+ * (ERR_EMPTY, ERR_PARAM, ERR_NOMEM...) with diag, or ERR_CANCELLED after
+ * nm_build_job_cancel. ERR_NOMEM when moving the mesh into alloc's memory
+ * failed: the result is kept, poll again. stats (may be NULL) gets the
+ * build's figures once it is done. */
+NM_API nm_status nm_build_job_poll(nm_build_job *job, nm_navmesh **out, nm_diag *diag,
+                                   nm_build_stats *stats);
+
+/* Tiles of the grid done so far and their total (0, 0 before the first
+ * one; a solo build counts 1 of 1 at its end). */
+NM_API void nm_build_job_progress(nm_build_job *job, int *done, int *total);
+
+/* Asks the build to stop (it does between stages of a tile); never blocks.
+ * The job still has to be freed; a poll then returns ERR_CANCELLED. */
+NM_API void nm_build_job_cancel(nm_build_job *job);
+
+/* Cancels the job if it runs, waits for the worker (at most one stage of
+ * one tile), frees everything, the mesh too if it was not handed over. */
+NM_API void nm_build_job_free(nm_build_job *job);
+
+/* One tile of a tiled build (cfg->tile_size > 0): the blob nm_navmesh_build
+ * adds to its mesh at grid cell (tx, ty) [Limit: 0 <= tx < tiles_x, 0 <= ty
+ * < tiles_y of nm_build_tile_grid], byte for byte, made without building
+ * the others (the build box and the chunky partition of all triangles are
+ * made as the whole build makes them, so the same input is needed). For
+ * rebuilding the tile under a changed part of the level: swap it in with
+ * nm_navmesh_remove_tile + nm_navmesh_add_tile_ref. *data (free with
+ * nm_tile_free(alloc, ...)) is NULL and the status ERR_EMPTY when nothing
+ * walkable is left in the tile. ERR_PARAM (diag) as nm_navmesh_build, and
+ * for tile_size 0 or a cell off the grid; ERR_NOMEM. stats may be NULL. */
+NM_API nm_status nm_navmesh_build_tile(const float *verts, int nverts, const int *tris, int ntris,
+                                       const nm_build_config *cfg, int tx, int ty, const nm_alloc *alloc,
+                                       nm_diag *diag, void **data, size_t *size, nm_build_stats *stats);
+
+/* The tile grid of a tiled build of these vertices (the build box is their
+ * bounds, or cfg's box): the navmesh parameters nm_navmesh_build gives its
+ * mesh (nm_navmesh_new with them makes an empty mesh the tiles of
+ * nm_navmesh_build_tile fit) and the grid size in tiles. ERR_PARAM (diag)
+ * for a bad configuration or tile_size 0, ERR_EMPTY for no vertices. */
+NM_API nm_status nm_build_tile_grid(const float *verts, int nverts, const nm_build_config *cfg, nm_diag *diag,
+                                    nm_navmesh_params *params, int *tiles_x, int *tiles_y);
 
 /* Parses Wavefront OBJ text (v and f lines; faces fan-triangulated, negative
  * indices, v/vt/vn forms). *verts and *tris are allocated with alloc and owned

@@ -8,6 +8,8 @@
 #ifndef NM_THREAD_H
 #define NM_THREAD_H
 
+#include "nm_core.h"
+
 #if !defined(_WIN32) && !defined(NM_NO_THREADS)
 #  define NM_HAVE_PTHREADS 1
 #  include <pthread.h>
@@ -32,5 +34,25 @@ static inline void nm_lock_give(nm_lock *l) { __atomic_clear(&l->flag, __ATOMIC_
 /* An int read and written by several threads. */
 static inline int nm_atomic_get(const int *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
 static inline void nm_atomic_set(int *p, int v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+
+/* ---- a job on a worker thread (job.c) ----
+ * Embed nm_job in a job object, set run, call nm_job_start. run executes on
+ * the worker (or inside nm_job_start where threads are missing or cannot
+ * be started) and must read `cancel` (nm_atomic_get) where it can stop.
+ * nm_job_done polls without blocking; nm_job_stop asks run to stop and
+ * waits for it, so the object may then be freed. */
+typedef struct nm_job {
+  void (*run)(struct nm_job *job);
+  int cancel;             /* set by nm_job_stop or the owner (atomic) */
+  int done;               /* set when run returned (atomic) */
+  int started, joined;    /* a thread was started / has been joined */
+#ifdef NM_HAVE_PTHREADS
+  pthread_t thread;
+#endif
+} nm_job;
+
+NM_INTERNAL void nm_job_start(nm_job *job);
+NM_INTERNAL int nm_job_done(nm_job *job);
+NM_INTERNAL void nm_job_stop(nm_job *job);
 
 #endif
