@@ -36,6 +36,10 @@
  *   threads at once; it must not be changed (add/remove tiles, set flags)
  *   while other threads read it. A nm_query is single-threaded scratch space
  *   (node pool, open list): use one per thread, service or request handler.
+ *   To change a mesh others are reading, publish versions of it
+ *   (nm_navmesh_version_*: copy-on-write tiles, readers move to the latest
+ *   with nm_navmesh_version_latest + nm_query_set_mesh); to build without
+ *   blocking, use a build job (nm_build_job_*). See docs/tiles.md.
  *
  * STATUS
  *   Every fallible function returns nm_status: 0 is NM_OK, negative values
