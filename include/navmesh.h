@@ -268,7 +268,8 @@ NM_API void nm_navmesh_release(nm_navmesh *mesh);
 
 /* Marks a mesh read-only (for sharing): add/remove tile and set_poly_*
  * then return ERR_READONLY. Irreversible. Also computes the island labels
- * if tiles changed (ERR_NOMEM if that fails; the mesh is frozen anyway). */
+ * if tiles changed (ERR_NOMEM if that fails; the mesh is frozen anyway).
+ * A published version is frozen already: NM_OK, nothing done. */
 NM_API nm_status nm_navmesh_freeze(nm_navmesh *mesh);
 NM_API int nm_navmesh_is_frozen(const nm_navmesh *mesh);
 

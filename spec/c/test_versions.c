@@ -97,6 +97,8 @@ TEST(first_version_equals_its_mesh) {
   CHECK(nm_navmesh_version_number(m) == 0);
   CHECK(same(im, v));
   CHECK(nm_navmesh_remove_tile(v, 1, 1, 0, NULL, NULL) == NM_ERR_READONLY);
+  CHECK(nm_navmesh_set_poly_flags(v, nm_navmesh_tile_ref_at(v, 0, 0, 0), 2) == NM_ERR_READONLY);
+  CHECK(nm_navmesh_freeze(v) == NM_OK); /* nothing to do */
   latest = nm_navmesh_version_latest(v);
   CHECK(latest == v);
   nm_navmesh_release(latest);

@@ -109,7 +109,9 @@ void nm_navmesh_release(nm_navmesh *m) {
  * lazily (island labels) is made now, so readers on other threads never
  * write. Returns ERR_NOMEM when that fails (the mesh is frozen anyway). */
 nm_status nm_navmesh_freeze(nm_navmesh *m) {
-  nm_status st = m->islands_dirty || !m->islands ? nm_islands_update(m) : NM_OK;
+  nm_status st;
+  if (m->committed) return NM_OK; /* a version: frozen, its readers make the labels */
+  st = m->islands_dirty || !m->islands ? nm_islands_update(m) : NM_OK;
   m->frozen = 1;
   return st;
 }

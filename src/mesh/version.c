@@ -346,7 +346,9 @@ static nm_navmesh *draft_arrays(const nm_navmesh *v) {
   const size_t slots = (size_t)v->max_tiles * sizeof(nm_tile), lut = (v->lut_mask + 1) * sizeof(uint32_t);
   if (!d) return NULL;
   copy_grid(d, v);
-  d->tiles = (nm_tile *)nm_malloc(&v->alloc, slots);
+  /* calloc: a huge, mostly unused table costs only the pages of the used
+   * slots (the system allocator maps zero pages), not a pass over it */
+  d->tiles = (nm_tile *)nm_calloc(&v->alloc, slots);
   d->pos_lookup = (uint32_t *)nm_malloc(&v->alloc, lut);
   if (!d->tiles || !d->pos_lookup) {
     nm_free(&v->alloc, d->tiles, slots);
@@ -356,7 +358,6 @@ static nm_navmesh *draft_arrays(const nm_navmesh *v) {
   }
   /* slots past top were never used: zero in v, zero here */
   memcpy(d->tiles, v->tiles, (size_t)v->top * sizeof(nm_tile));
-  memset(d->tiles + v->top, 0, (size_t)(v->max_tiles - v->top) * sizeof(nm_tile));
   memcpy(d->pos_lookup, v->pos_lookup, lut);
   return d;
 }
