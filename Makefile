@@ -133,6 +133,18 @@ $(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c
 
 test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads
 
+# Versions published while reader threads query (C only, no Lua).
+$(B)/tsan/tests/test_versions_tsan: spec/c/threads/test_versions_tsan.c spec/c/fixture.h $(B)/tsan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) $< $(B)/tsan/libnavmesh.a -lm -pthread -o $@
+
+# Build jobs (a worker thread per job, tile workers inside it) under TSan.
+$(B)/tsan/tests/test_build_job: spec/c/test_build_job.c spec/c/tap.h spec/c/track_alloc.h $(B)/tsan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -Isrc $(TSAN) $< $(B)/tsan/libnavmesh.a -lm -pthread -o $@
+
+test-build: $(B)/tsan/tests/test_versions_tsan $(B)/tsan/tests/test_build_job
+
 # ---- 1 vs 2 threads on one shared mesh (bench/threads.c) ----
 $(B)/bench/threads: bench/threads.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -36,6 +36,10 @@
  *   threads at once; it must not be changed (add/remove tiles, set flags)
  *   while other threads read it. A nm_query is single-threaded scratch space
  *   (node pool, open list): use one per thread, service or request handler.
+ *   To change a mesh others are reading, publish versions of it
+ *   (nm_navmesh_version_*: copy-on-write tiles, readers move to the latest
+ *   with nm_navmesh_version_latest + nm_query_set_mesh); to build without
+ *   blocking, use a build job (nm_build_job_*). See docs/tiles.md.
  *
  * STATUS
  *   Every fallible function returns nm_status: 0 is NM_OK, negative values
@@ -70,7 +74,7 @@ extern "C" {
   X(PARTIAL,        1, "partial result")                               \
   X(TRUNCATED,      2, "output buffer too small")                      \
   X(OUT_OF_NODES,   4, "search ran out of nodes")                      \
-  X(UNFINISHED,     8, "search stopped at its iteration limit")        \
+  X(UNFINISHED,     8, "not finished (iteration limit, or job running)") \
   X(FALLBACK,      16, "optimal search impossible, used A* instead")   \
   X(ERR_NOMEM,     -1, "out of memory")                                \
   X(ERR_PARAM,     -2, "invalid parameter")                            \
@@ -81,7 +85,9 @@ extern "C" {
   X(ERR_IO,        -7, "file could not be read or written")            \
   X(ERR_FULL,      -8, "no free tile slot or location already taken")  \
   X(ERR_READONLY,  -9, "navmesh is read-only")                        \
-  X(ERR_STATE,    -10, "no sliced path search in progress")
+  X(ERR_STATE,    -10, "no sliced path search in progress")            \
+  X(ERR_STALE,    -11, "not the latest version of the navmesh")        \
+  X(ERR_CANCELLED,-12, "cancelled")
 
 typedef int nm_status;
 
@@ -207,6 +213,36 @@ NM_API nm_status nm_navmesh_add_tile(nm_navmesh *mesh, const void *data, size_t 
 NM_API nm_status nm_navmesh_remove_tile(nm_navmesh *mesh, int tx, int ty, int layer,
                                         void **data, size_t *size);
 
+/* Adds a tile blob (copied) at the slot and salt of last_ref, a reference
+ * the tile had before (Detour's addTile lastRef: the polygon bits are
+ * ignored), so its polygons get their old references back; last_ref 0 is
+ * nm_navmesh_add_tile. ERR_PARAM when last_ref has salt 0 or a slot past
+ * max_tiles, ERR_FULL when that slot is in use or the cell is taken,
+ * ERR_DATA bad blob, ERR_READONLY, ERR_NOMEM. */
+NM_API nm_status nm_navmesh_add_tile_ref(nm_navmesh *mesh, const void *data, size_t size,
+                                         nm_polyref last_ref, nm_diag *diag, nm_polyref *ref_out);
+
+/* The blob of the tile at (tx, ty, layer), links included (what
+ * nm_navmesh_remove_tile would hand back), without removing it. *data
+ * points into the mesh: valid while the mesh lives and that tile is not
+ * removed or changed (a version never changes). ERR_PARAM when no tile is
+ * there. */
+NM_API nm_status nm_navmesh_get_tile(const nm_navmesh *mesh, int tx, int ty, int layer,
+                                     const void **data, size_t *size);
+
+/* One entry of nm_navmesh_tiles. */
+typedef struct nm_tile_info {
+  int x, y, layer;     /* grid cell and layer */
+  nm_polyref ref;      /* tile reference (polygon i is ref | i) */
+  int polys;           /* polygons, off-mesh connections included */
+  size_t data_size;    /* bytes of its blob */
+} nm_tile_info;
+
+/* Lists the tiles by slot (the order saved files use): out [cap] (may be
+ * NULL with cap 0); *count gets the number of tiles, which is more than
+ * cap with NM_TRUNCATED (the first cap are written). */
+NM_API nm_status nm_navmesh_tiles(const nm_navmesh *mesh, nm_tile_info *out, int cap, int *count);
+
 /* Tile grid coordinates of a world position. */
 NM_API void nm_navmesh_tile_loc(const nm_navmesh *mesh, const float pos[3], int *tx, int *ty);
 
@@ -232,9 +268,58 @@ NM_API void nm_navmesh_release(nm_navmesh *mesh);
 
 /* Marks a mesh read-only (for sharing): add/remove tile and set_poly_*
  * then return ERR_READONLY. Irreversible. Also computes the island labels
- * if tiles changed (ERR_NOMEM if that fails; the mesh is frozen anyway). */
+ * if tiles changed (ERR_NOMEM if that fails; the mesh is frozen anyway).
+ * A published version is frozen already: NM_OK, nothing done. */
 NM_API nm_status nm_navmesh_freeze(nm_navmesh *mesh);
 NM_API int nm_navmesh_is_frozen(const nm_navmesh *mesh);
+
+/* ---- versions: meshes that change while other threads query them ----
+ *
+ * A version is a frozen mesh that shares the blobs of its unchanged tiles
+ * with the other versions made from the same mesh. To change a published
+ * mesh: nm_navmesh_version_edit(latest) gives a draft (a mutable mesh; its
+ * slot table is copied, its tiles are shared until it writes to them),
+ * change it with nm_navmesh_add_tile(_ref), nm_navmesh_remove_tile and
+ * nm_navmesh_set_poly_flags/area, then nm_navmesh_version_commit makes it
+ * the latest version. Publishing costs the changed tiles and the
+ * neighbours whose links change, plus one copy of the slot table (about 112
+ * bytes per slot of max_tiles); unchanged tiles are never touched. Threads
+ * that hold an older version keep querying it unchanged (each version is
+ * consistent: a query never sees half a change) until they move to the
+ * latest with nm_navmesh_version_latest (and nm_query_set_mesh). Replaced
+ * blobs are freed once no version that uses them is alive.
+ * Island labels of a new version are made by the first reader that needs
+ * them (linear in the mesh, once per version), not when publishing.
+ * Threads: one draft at a time per lineage; versions may be retained,
+ * queried and released from any thread, so the allocator must be
+ * thread-safe (NULL: the system allocator). */
+
+/* Version 1 of a new lineage: a frozen copy of mesh (as nm_navmesh_copy)
+ * in memory from alloc. *out owned by the caller (release). ERR_NOMEM
+ * (nothing is left allocated), ERR_PARAM. */
+NM_API nm_status nm_navmesh_version_new(const nm_navmesh *mesh, const nm_alloc *alloc,
+                                        nm_navmesh **out);
+
+/* A draft of version, which must be the latest of its lineage: a mutable
+ * mesh equal to it. The draft retains version; release the draft to drop
+ * it unpublished. ERR_STALE when a newer version exists (edit that one),
+ * ERR_STATE when another draft is open, ERR_PARAM when version is not a
+ * version, ERR_NOMEM. */
+NM_API nm_status nm_navmesh_version_edit(nm_navmesh *version, nm_navmesh **draft);
+
+/* Publishes a draft as the latest version of its lineage: it becomes
+ * frozen; the caller keeps its reference. Never fails on a draft
+ * (ERR_PARAM for anything else). */
+NM_API nm_status nm_navmesh_version_commit(nm_navmesh *draft);
+
+/* The latest live version of mesh's lineage, retained (the caller
+ * releases it): mesh itself (retained) when it is the latest or not a
+ * version. O(1) in the usual case (one lock, one atomic increment). */
+NM_API nm_navmesh *nm_navmesh_version_latest(nm_navmesh *mesh);
+
+/* Number of a version in its lineage (1, then higher for each published
+ * one; a draft has the number it will get), 0 for other meshes. */
+NM_API uint32_t nm_navmesh_version_number(const nm_navmesh *mesh);
 
 /* Summary numbers of a mesh. */
 typedef struct nm_navmesh_info {
@@ -385,6 +470,11 @@ typedef struct nm_build_config {
    * With threads > 1 it runs while holding the build's allocator lock. */
   int (*progress)(void *ud, int done, int total);
   void *progress_ud;
+  /* Flags of the polygons by area id (Detour's mesh-process hook): a
+   * polygon of area a gets area_flags[a] [NM_MAX_AREAS entries; area 0 is
+   * the plain walkable ground]. NULL: every polygon gets flags 1. Off-mesh
+   * connections keep their own flags. */
+  const uint16_t *area_flags;
 } nm_build_config;
 
 NM_API void nm_build_config_init(nm_build_config *cfg);
@@ -412,6 +502,72 @@ NM_API nm_status nm_navmesh_build(const float *verts, int nverts, const int *tri
                                   const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
                                   nm_navmesh **out, nm_build_stats *stats);
 
+/* ---- builds off the calling thread ----
+ * A build job runs nm_navmesh_build on a worker thread; the calling
+ * thread polls it without blocking. alloc (NULL: the system allocator) is
+ * called on the calling thread only: in start (copies of the inputs, which
+ * may then go away), in the poll that hands over the mesh, and in free. The
+ * worker builds in system memory (cfg->threads tile workers included); the
+ * poll moves the mesh into alloc's memory (nm_navmesh_copy: same tiles,
+ * references and links, about 1 ms per 2 MB) unless alloc is NULL, when the
+ * mesh is handed over as it is. So an allocator that is not thread-safe (a
+ * Lua state's) is fine. cfg->progress is never called (the job counts
+ * tiles itself: nm_build_job_progress). Without threads the build runs in
+ * start. */
+typedef struct nm_build_job nm_build_job;
+
+/* Starts a build of these inputs (see nm_navmesh_build). What the build
+ * would refuse before allocating (bad config or input: ERR_PARAM with diag,
+ * ERR_EMPTY) is refused here. *out owned by the caller (nm_build_job_free).
+ * ERR_NOMEM. */
+NM_API nm_status nm_build_job_start(const float *verts, int nverts, const int *tris, int ntris,
+                                    const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
+                                    nm_build_job **out);
+
+/* Never blocks. NM_UNFINISHED while the build runs (*out NULL). Then what
+ * nm_navmesh_build returns: NM_OK with *out the mesh (owned by the caller;
+ * handed over once: later polls return ERR_STATE), or the build's failure
+ * (ERR_EMPTY, ERR_PARAM, ERR_NOMEM...) with diag, or ERR_CANCELLED after
+ * nm_build_job_cancel. ERR_NOMEM when moving the mesh into alloc's memory
+ * failed: the result is kept, poll again. stats (may be NULL) gets the
+ * build's figures once it is done. */
+NM_API nm_status nm_build_job_poll(nm_build_job *job, nm_navmesh **out, nm_diag *diag,
+                                   nm_build_stats *stats);
+
+/* Tiles of the grid done so far and their total (0, 0 before the first
+ * one; a solo build counts 1 of 1 at its end). */
+NM_API void nm_build_job_progress(nm_build_job *job, int *done, int *total);
+
+/* Asks the build to stop (it does between stages of a tile); never blocks.
+ * The job still has to be freed; a poll then returns ERR_CANCELLED. */
+NM_API void nm_build_job_cancel(nm_build_job *job);
+
+/* Cancels the job if it runs, waits for the worker (at most one stage of
+ * one tile), frees everything, the mesh too if it was not handed over. */
+NM_API void nm_build_job_free(nm_build_job *job);
+
+/* One tile of a tiled build (cfg->tile_size > 0): the blob nm_navmesh_build
+ * adds to its mesh at grid cell (tx, ty) [Limit: 0 <= tx < tiles_x, 0 <= ty
+ * < tiles_y of nm_build_tile_grid], byte for byte, made without building
+ * the others (the build box and the chunky partition of all triangles are
+ * made as the whole build makes them, so the same input is needed). For
+ * rebuilding the tile under a changed part of the level: swap it in with
+ * nm_navmesh_remove_tile + nm_navmesh_add_tile_ref. *data (free with
+ * nm_tile_free(alloc, ...)) is NULL and the status ERR_EMPTY when nothing
+ * walkable is left in the tile. ERR_PARAM (diag) as nm_navmesh_build, and
+ * for tile_size 0 or a cell off the grid; ERR_NOMEM. stats may be NULL. */
+NM_API nm_status nm_navmesh_build_tile(const float *verts, int nverts, const int *tris, int ntris,
+                                       const nm_build_config *cfg, int tx, int ty, const nm_alloc *alloc,
+                                       nm_diag *diag, void **data, size_t *size, nm_build_stats *stats);
+
+/* The tile grid of a tiled build of these vertices (the build box is their
+ * bounds, or cfg's box): the navmesh parameters nm_navmesh_build gives its
+ * mesh (nm_navmesh_new with them makes an empty mesh the tiles of
+ * nm_navmesh_build_tile fit) and the grid size in tiles. ERR_PARAM (diag)
+ * for a bad configuration or tile_size 0, ERR_EMPTY for no vertices. */
+NM_API nm_status nm_build_tile_grid(const float *verts, int nverts, const nm_build_config *cfg, nm_diag *diag,
+                                    nm_navmesh_params *params, int *tiles_x, int *tiles_y);
+
 /* Parses Wavefront OBJ text (v and f lines; faces fan-triangulated, negative
  * indices, v/vt/vn forms). *verts and *tris are allocated with alloc and owned
  * by the caller (nm_obj_free). ERR_DATA for malformed input. */
@@ -429,6 +585,12 @@ NM_API nm_status nm_query_new(nm_navmesh *mesh, int max_nodes, const nm_alloc *a
                               nm_query **out);
 NM_API void nm_query_free(nm_query *q);
 NM_API nm_navmesh *nm_query_mesh(const nm_query *q);
+/* Moves the query onto another mesh (retained; the old one is released),
+ * keeping its node pool: how a reader moves to the latest version
+ * (nm_navmesh_version_latest). Ends a sliced search and forgets what was
+ * made for the old mesh (random-point and optimal-search tables, remade on
+ * first use). ERR_PARAM for NULLs. */
+NM_API nm_status nm_query_set_mesh(nm_query *q, nm_navmesh *mesh);
 
 /* Nearest polygon to `center` within the box center +- half_ext. Prefers a
  * polygon right under/over the point within the climb height (as Detour).

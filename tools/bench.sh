@@ -32,6 +32,10 @@ fi
 if [ -f /usr/include/recastnavigation/DetourNavMeshQuery.h ] && command -v g++ >/dev/null; then
   g++ -O2 -I/usr/include/recastnavigation -Ibench bench/detour_bench.cpp -lDetour -lm -o $BIN/detour_bench &&
     $BIN/detour_bench "$SHARED" "$SECS" 2>>"$JSON"
+  # tile edits (remove, add at lastRef, flags) and versions against Detour's own
+  echo
+  g++ -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -I/usr/include/recastnavigation -Ibench bench/tiles_compare.cpp \
+    $B/libnavmesh.a -lDetour -lm -lpthread -o $BIN/tiles_compare && $BIN/tiles_compare "$SHARED"
 else
   echo "(Detour reference skipped: install librecast-dev and g++ to measure it side by side)"
 fi

@@ -142,6 +142,12 @@ TSAN_RUN=""
 command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null && TSAN_RUN="setarch $(uname -m) -R"
 run_suite "c-threads-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
   "$B/tsan/tests/test_threads" "lua/?.lua;examples/?.lua" "$B/tsan/5.4/?.so"
+# versions published by one thread while four query them (C only)
+run_suite "c-versions-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
+  "$B/tsan/tests/test_versions_tsan"
+# build jobs on worker threads (C only)
+run_suite "c-build-job-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
+  "$B/tsan/tests/test_build_job"
 
 # ---- the Lua suite again with a sanitized module (ASan + UBSan preloaded) ----
 ASAN_RT=$(gcc -print-file-name=libasan.so)

@@ -296,25 +296,33 @@ static nm_status build_solo(nm_build_ctx *ctx, const nm_alloc *alloc, nm_diag *d
   return NM_OK;
 }
 
+void nm_build_grid_params(const nm_rc_config *rc, nm_navmesh_params *p) {
+  const uint32_t ntiles = (uint32_t)(rc->tiles_x * rc->tiles_y);
+  const int tile_bits = nm_mini((int)nm_ilog2(nm_next_pow2(ntiles)), NM_MAX_TILE_BITS);
+  nm_vcopy(p->orig, rc->bmin);
+  p->tile_width = p->tile_height = rc->tile_world;
+  p->max_tiles = 1 << tile_bits;
+  p->max_polys = 1 << (22 - tile_bits);
+}
+
+nm_status nm_build_tiled_tris(nm_build_ctx *ctx) {
+  nm_status st = nm_chunky_build(ctx->verts, ctx->tris, ctx->ntris, NM_CHUNK_TRIS, &ctx->a, &ctx->chunky);
+  if (st >= 0 && ctx->ntris > 0) {
+    if ((ctx->tri_areas = (uint8_t *)nm_calloc(&ctx->a, (size_t)ctx->ntris)) == NULL) st = NM_ERR_NOMEM;
+    else nm_mark_walkable_triangles(ctx->rc.walkable_slope, ctx->verts, ctx->chunky.tris, ctx->ntris, ctx->tri_areas);
+  }
+  return st;
+}
+
 /* The tile grid; tile and polygon bits as RecastDemo chooses them. */
 static nm_status build_tiled(nm_build_ctx *ctx, const nm_alloc *alloc, nm_diag *diag, nm_navmesh **out,
                              nm_build_stats *stats) {
-  const nm_rc_config *rc = &ctx->rc;
-  const uint32_t ntiles = (uint32_t)(rc->tiles_x * rc->tiles_y);
-  const int tile_bits = nm_mini((int)nm_ilog2(nm_next_pow2(ntiles)), NM_MAX_TILE_BITS);
   nm_navmesh_params p;
   nm_navmesh *mesh = NULL;
   nm_status st;
-  nm_vcopy(p.orig, rc->bmin);
-  p.tile_width = p.tile_height = rc->tile_world;
-  p.max_tiles = 1 << tile_bits;
-  p.max_polys = 1 << (22 - tile_bits);
+  nm_build_grid_params(&ctx->rc, &p);
   if ((st = nm_navmesh_new(&p, alloc, diag, &mesh)) < 0) return st;
-  st = nm_chunky_build(ctx->verts, ctx->tris, ctx->ntris, NM_CHUNK_TRIS, &ctx->a, &ctx->chunky);
-  if (st >= 0 && ctx->ntris > 0) {
-    if ((ctx->tri_areas = (uint8_t *)nm_calloc(&ctx->a, (size_t)ctx->ntris)) == NULL) st = NM_ERR_NOMEM;
-    else nm_mark_walkable_triangles(rc->walkable_slope, ctx->verts, ctx->chunky.tris, ctx->ntris, ctx->tri_areas);
-  }
+  st = nm_build_tiled_tris(ctx);
   if (st >= 0) st = nm_build_tiles(ctx, mesh, diag, stats);
   if (st >= 0 && stats->tiles == 0) st = nm_diag_set(diag, NM_ERR_EMPTY, NULL, "no walkable polygons");
   if (st < 0) {
@@ -325,13 +333,25 @@ static nm_status build_tiled(nm_build_ctx *ctx, const nm_alloc *alloc, nm_diag *
   return NM_OK;
 }
 
+nm_status nm_build_prepare(nm_build_ctx *ctx, const int *tris, int ntris, nm_diag *diag) {
+  nm_status st = drop_degenerate(ctx, tris, ntris, &ctx->owned_tris);
+  if (st >= 0) st = volume_areas(ctx);
+  if (st >= 0 && ctx->ntris == 0) st = nm_diag_set(diag, NM_ERR_EMPTY, "triangles", "no triangles with area");
+  return st;
+}
+
+void nm_build_cleanup(nm_build_ctx *ctx, nm_status st, nm_diag *diag) {
+  nm_free(&ctx->a, ctx->tri_areas, (size_t)ctx->ntris);
+  nm_chunky_free(&ctx->chunky);
+  nm_free(&ctx->a, ctx->vol_areas, (size_t)ctx->cfg->nvolumes);
+  if (ctx->owned_tris) nm_free(&ctx->a, (void *)ctx->tris, (size_t)ctx->owned_tris * 3 * sizeof(int));
+  if (st == NM_ERR_NOMEM) nm_diag_set(diag, st, "memory", "out of memory");
+}
+
 /* Everything after the checks: context, triangles, the build. */
 static nm_status run_build(nm_build_ctx *ctx, const int *tris, int ntris, const nm_alloc *alloc, nm_diag *diag,
                            nm_navmesh **out, nm_build_stats *stats) {
-  int owned = 0;
-  nm_status st = drop_degenerate(ctx, tris, ntris, &owned);
-  if (st >= 0) st = volume_areas(ctx);
-  if (st >= 0 && ctx->ntris == 0) st = nm_diag_set(diag, NM_ERR_EMPTY, "triangles", "no triangles with area");
+  nm_status st = nm_build_prepare(ctx, tris, ntris, diag);
   if (st >= 0 && ctx->rc.tile_size <= 0) {
     if ((ctx->tri_areas = (uint8_t *)nm_calloc(&ctx->a, (size_t)ctx->ntris)) == NULL) st = NM_ERR_NOMEM;
     else nm_mark_walkable_triangles(ctx->rc.walkable_slope, ctx->verts, ctx->tris, ctx->ntris, ctx->tri_areas);
@@ -339,11 +359,7 @@ static nm_status run_build(nm_build_ctx *ctx, const int *tris, int ntris, const 
   } else if (st >= 0) {
     st = build_tiled(ctx, alloc, diag, out, stats);
   }
-  nm_free(&ctx->a, ctx->tri_areas, (size_t)ctx->ntris);
-  nm_chunky_free(&ctx->chunky);
-  nm_free(&ctx->a, ctx->vol_areas, (size_t)ctx->cfg->nvolumes);
-  if (owned) nm_free(&ctx->a, (void *)ctx->tris, (size_t)owned * 3 * sizeof(int));
-  if (st == NM_ERR_NOMEM) nm_diag_set(diag, st, "memory", "out of memory");
+  nm_build_cleanup(ctx, st, diag);
   return st;
 }
 
@@ -359,9 +375,35 @@ static nm_status check_all(const float *verts, int nverts, const int *tris, int 
   return NM_OK;
 }
 
+nm_status nm_build_setup(nm_build_ctx *ctx, const float *verts, int nverts, const int *tris, int ntris,
+                         const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag) {
+  nm_status st;
+  memset(ctx, 0, sizeof *ctx);
+  if ((st = check_all(verts, nverts, tris, ntris, cfg, diag)) < 0) return st;
+  ctx->cfg = cfg;
+  ctx->verts = verts;
+  ctx->nverts = nverts;
+  derive_config(cfg, &ctx->rc);
+  build_box(cfg, verts, nverts, ctx->rc.bmin, ctx->rc.bmax);
+  if ((st = derive_grid(cfg, &ctx->rc, diag)) < 0) return st;
+  if (ctx->rc.grid_w < 1 || ctx->rc.grid_h < 1)
+    return nm_diag_set(diag, NM_ERR_EMPTY, "bounds", "build box is narrower than one cell");
+  ctx->counter.base = nm_alloc_resolve(alloc);
+  ctx->counter.system = !alloc || !alloc->fn;
+  ctx->a.fn = nm_counting_fn;
+  ctx->a.ud = &ctx->counter;
+  return NM_OK;
+}
+
 nm_status nm_navmesh_build(const float *verts, int nverts, const int *tris, int ntris,
                            const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
                            nm_navmesh **out, nm_build_stats *stats) {
+  return nm_build_run(verts, nverts, tris, ntris, cfg, alloc, NULL, diag, out, stats);
+}
+
+nm_status nm_build_run(const float *verts, int nverts, const int *tris, int ntris, const nm_build_config *cfg,
+                       const nm_alloc *alloc, const int *cancel, nm_diag *diag, nm_navmesh **out,
+                       nm_build_stats *stats) {
   nm_build_ctx ctx;
   nm_build_stats local;
   nm_status st;
@@ -371,20 +413,8 @@ nm_status nm_navmesh_build(const float *verts, int nverts, const int *tris, int 
   if (diag) { diag->field = NULL; diag->msg[0] = 0; }
   if (!out) return nm_diag_set(diag, NM_ERR_PARAM, "out", "missing output pointer");
   *out = NULL;
-  if ((st = check_all(verts, nverts, tris, ntris, cfg, diag)) < 0) return st;
-  memset(&ctx, 0, sizeof ctx);
-  ctx.cfg = cfg;
-  ctx.verts = verts;
-  ctx.nverts = nverts;
-  derive_config(cfg, &ctx.rc);
-  build_box(cfg, verts, nverts, ctx.rc.bmin, ctx.rc.bmax);
-  if ((st = derive_grid(cfg, &ctx.rc, diag)) < 0) return st;
-  if (ctx.rc.grid_w < 1 || ctx.rc.grid_h < 1)
-    return nm_diag_set(diag, NM_ERR_EMPTY, "bounds", "build box is narrower than one cell");
-  ctx.counter.base = nm_alloc_resolve(alloc);
-  ctx.counter.system = !alloc || !alloc->fn;
-  ctx.a.fn = nm_counting_fn;
-  ctx.a.ud = &ctx.counter;
+  if ((st = nm_build_setup(&ctx, verts, nverts, tris, ntris, cfg, alloc, diag)) < 0) return st;
+  ctx.cancel = cancel;
   st = run_build(&ctx, tris, ntris, &ctx.counter.base, diag, out, stats);
   stats->peak_bytes = ctx.counter.peak;
   stats->ms_total = nm_clock_ms() - t0;

@@ -80,6 +80,9 @@ typedef struct nm_build_ctx {
   nm_alloc a;             /* the counting allocator below, as a hook */
   nm_counting_alloc counter;
   uint8_t *vol_areas;     /* [nvolumes] Recast area of each volume */
+  int owned_tris;         /* tris is a copy of this many triangles (freed) */
+  const int *cancel;      /* build jobs: non-zero (read atomically) stops the
+                           * build between stages with ERR_CANCELLED */
 } nm_build_ctx;
 
 /* What building one tile produced. */
@@ -91,6 +94,26 @@ typedef struct nm_tile_result {
   int npolys;
   nm_build_stats stats;   /* stage times of this tile */
 } nm_tile_result;
+
+/* build.c: the steps of a build, shared with single-tile builds
+ * (onetile.c). setup checks everything that needs no memory and derives
+ * the Recast configuration and the grids; prepare drops zero-area
+ * triangles and maps the volumes' areas; tiled_tris makes the chunky
+ * partition and the walkable flags of a tiled build; cleanup frees what
+ * they made (and names ERR_NOMEM in diag). */
+NM_INTERNAL nm_status nm_build_setup(nm_build_ctx *ctx, const float *verts, int nverts, const int *tris,
+                                     int ntris, const nm_build_config *cfg, const nm_alloc *alloc,
+                                     nm_diag *diag);
+NM_INTERNAL nm_status nm_build_prepare(nm_build_ctx *ctx, const int *tris, int ntris, nm_diag *diag);
+NM_INTERNAL nm_status nm_build_tiled_tris(nm_build_ctx *ctx);
+NM_INTERNAL void nm_build_cleanup(nm_build_ctx *ctx, nm_status st, nm_diag *diag);
+/* nm_navmesh_build that also stops (ERR_CANCELLED) once *cancel, read
+ * atomically between stages of every tile, is non-zero (build jobs). */
+NM_INTERNAL nm_status nm_build_run(const float *verts, int nverts, const int *tris, int ntris,
+                                   const nm_build_config *cfg, const nm_alloc *alloc, const int *cancel,
+                                   nm_diag *diag, nm_navmesh **out, nm_build_stats *stats);
+/* Navmesh parameters of a tiled build (RecastDemo's tile and polygon bits). */
+NM_INTERNAL void nm_build_grid_params(const nm_rc_config *rc, nm_navmesh_params *p);
 
 /* tiles.c: runs the whole pipeline for tile (tx, ty) (solo: 0, 0). */
 NM_INTERNAL void nm_build_tile(const nm_build_ctx *ctx, int tx, int ty, nm_tile_result *res);

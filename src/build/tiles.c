@@ -224,8 +224,11 @@ static void arrays_free(const nm_alloc *a, tile_arrays *t) {
 }
 
 /* Splits Recast's poly records (verts then neighbours) and converts cell
- * coordinates to world units as Detour does (bmin + v * cs). */
-static nm_status fill_arrays(const nm_polymesh *pm, const nm_alloc *a, tile_arrays *t) {
+ * coordinates to world units as Detour does (bmin + v * cs); flags come
+ * from the configuration's area_flags map (Detour's mesh-process hook), 1
+ * (walk) without one. */
+static nm_status fill_arrays(const nm_polymesh *pm, const uint16_t *area_flags, const nm_alloc *a,
+                             tile_arrays *t) {
   size_t i, j;
   memset(t, 0, sizeof *t);
   t->nv = (size_t)pm->nverts;
@@ -250,7 +253,7 @@ static nm_status fill_arrays(const nm_polymesh *pm, const nm_alloc *a, tile_arra
       t->neis[i * t->nvp + j] = src[t->nvp + j];
     }
     t->areas[i] = pm->areas[i] == NM_WALKABLE_AREA ? 0 : pm->areas[i];
-    t->flags[i] = 1;
+    t->flags[i] = area_flags ? area_flags[t->areas[i]] : 1;
   }
   return NM_OK;
 }
@@ -266,7 +269,7 @@ static nm_status stage_tiledata(tile_work *w) {
     return nm_diag_set(&w->res->diag, NM_ERR_PARAM, "tileSize", "tile (%d, %d) has %d vertices (limit 65534); use smaller tiles",
                        w->tx, w->ty, pm->nverts);
   w->stage = "tile data";
-  if ((st = fill_arrays(pm, w->a, &t)) >= 0) {
+  if ((st = fill_arrays(pm, cfg->area_flags, w->a, &t)) >= 0) {
     memset(&in, 0, sizeof in);
     in.verts = t.verts;
     in.nverts = pm->nverts;
@@ -300,6 +303,12 @@ static nm_status stage_tiledata(tile_work *w) {
   return st;
 }
 
+/* st, or ERR_CANCELLED when the build job running this asked to stop. */
+static nm_status go_on(const nm_build_ctx *ctx, nm_status st) {
+  if (st >= 0 && ctx->cancel && __atomic_load_n(ctx->cancel, __ATOMIC_ACQUIRE)) return NM_ERR_CANCELLED;
+  return st;
+}
+
 void nm_build_tile(const nm_build_ctx *ctx, int tx, int ty, nm_tile_result *res) {
   tile_work w;
   nm_build_stats *s = &res->stats;
@@ -313,9 +322,10 @@ void nm_build_tile(const nm_build_ctx *ctx, int tx, int ty, nm_tile_result *res)
   w.tx = tx;
   w.ty = ty;
   tile_box(&ctx->rc, tx, ty, w.bmin, w.bmax);
-  st = stage_heightfield(&w, s, &t0);
-  if (st >= 0) st = stage_regions(&w, s, &t0);
-  if (st >= 0) st = stage_polys(&w, s, &t0);
+  st = go_on(ctx, NM_OK);
+  if (st >= 0) st = go_on(ctx, stage_heightfield(&w, s, &t0));
+  if (st >= 0) st = go_on(ctx, stage_regions(&w, s, &t0));
+  if (st >= 0) st = go_on(ctx, stage_polys(&w, s, &t0));
   if (st >= 0) st = stage_tiledata(&w);
   lap(&s->ms_tiledata, &t0);
   tile_cleanup(&w);
@@ -323,6 +333,8 @@ void nm_build_tile(const nm_build_ctx *ctx, int tx, int ty, nm_tile_result *res)
   if (st == NM_ERR_EMPTY) st = NM_OK;   /* an empty tile is not an error */
   if (st == NM_ERR_NOMEM)
     nm_diag_set(&res->diag, st, "memory", "out of memory in tile (%d, %d), %s", tx, ty, w.stage);
+  else if (st == NM_ERR_CANCELLED)
+    nm_diag_set(&res->diag, st, NULL, "build cancelled");
   else if (st < 0 && !res->diag.msg[0])
     nm_diag_set(&res->diag, st, w.stage, "tile (%d, %d): %s failed: %s", tx, ty, w.stage, nm_strerror(st));
   res->st = st;

@@ -262,6 +262,57 @@ void nm_links_unconnect(nm_navmesh *m, nm_tile *t, const nm_tile *target) {
   }
 }
 
+/* ---- which tiles a change writes to (drafts of versions) ---- */
+
+int nm_side_towards(int dx, int dy) {
+  static const int sx[8] = {1, 1, 0, -1, -1, -1, 0, 1}, sy[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+  int i;
+  for (i = 0; i < 8; i++)
+    if (sx[i] == dx && sy[i] == dy) return i;
+  return -1;
+}
+
+/* Side bits of a tile: its portal edges by direction (bits 0..7), its
+ * off-mesh connections by the side their end lies on (8..15, 16 for the
+ * same cell) and the same for the bidirectional ones (17..24, 25). */
+uint32_t nm_links_side_mask(const nm_tile *t) {
+  uint32_t mask = 0;
+  int i, j;
+  for (i = 0; i < t->header->offmesh_base; i++) {
+    const nm_poly *p = &t->polys[i];
+    for (j = 0; j < p->vert_count; j++)
+      if (p->neis[j] & NM_EXT_LINK) mask |= 1u << (p->neis[j] & 7);
+  }
+  for (i = 0; i < t->header->offmesh_con_count; i++) {
+    const nm_offmesh_con *c = &t->offmesh[i];
+    const uint32_t bit = c->side == 0xff ? 8 : c->side;
+    mask |= 1u << (8 + bit);
+    if (c->flags & NM_OFFMESH_BIDIR) mask |= 1u << (17 + bit);
+  }
+  return mask;
+}
+
+/* Can linking tile t (side bits tmask) write into a neighbour (side bits
+ * omask) whose direction towards t is `side` (-1: the same cell)? The
+ * neighbour's portal edges facing t, its off-mesh connections ending
+ * towards t, and t's bidirectional connections ending towards it are the
+ * only ways the linking writes into it (the test is conservative). */
+int nm_links_may_touch(uint32_t omask, uint32_t tmask, int side) {
+  if (side < 0) return (omask & 0xffu) || (omask & (1u << 16)) || (tmask & (1u << 25));
+  return (omask & (1u << side)) || (omask & (1u << (8 + side))) || (tmask & (1u << (17 + ((side + 4) & 7))));
+}
+
+/* 1 when some link of tile o leads into slot `slot`. */
+int nm_links_to_slot(const nm_navmesh *m, const nm_tile *o, uint32_t slot) {
+  int i;
+  for (i = 0; i < o->header->poly_count; i++) {
+    uint32_t k;
+    for (k = o->polys[i].first_link; k != NM_NULL_LINK; k = o->links[k].next)
+      if (nm_ref_tile(m, o->links[k].ref) == slot) return 1;
+  }
+  return 0;
+}
+
 /* ---- stored links (our own format) ---- */
 
 /* A stored link of polygon p is usable: its target exists and its edge and

@@ -63,7 +63,7 @@ nm_status nm_navmesh_new(const nm_navmesh_params *p, const nm_alloc *alloc, nm_d
   m->poly_mask = (1u << m->poly_bits) - 1;
   m->salt_mask = (1u << m->salt_bits) - 1;
   m->lut_mask = nm_next_pow2((uint32_t)(p->max_tiles / 4 > 0 ? p->max_tiles / 4 : 1)) - 1;
-  m->pos_lookup = (nm_tile **)nm_calloc(&a, (m->lut_mask + 1) * sizeof(nm_tile *));
+  m->pos_lookup = (uint32_t *)nm_calloc(&a, (m->lut_mask + 1) * sizeof(uint32_t));
   m->tiles = (nm_tile *)nm_calloc(&a, nm_mul_size((size_t)p->max_tiles, sizeof(nm_tile)));
   if (!m->pos_lookup || !m->tiles) {
     nm_navmesh_release(m);
@@ -77,52 +77,62 @@ void nm_navmesh_retain(nm_navmesh *m) {
   if (m) nm_refcount_inc(&m->refs);
 }
 
-/* Frees one tile's data if the tile owns it. */
+/* Frees one tile's blob if the mesh owns it (versions: see nm_tile_owned). */
 static void tile_free_data(nm_navmesh *m, nm_tile *t) {
-  if (t->flags & NM_TILE_OWNS_DATA) nm_free(&m->alloc, t->data, t->data_size);
+  if (nm_tile_owned(m, t)) nm_free(&m->alloc, t->data, nm_blob_bytes(m, t->data_size));
   t->data = NULL;
   t->data_size = 0;
   t->header = NULL;
 }
 
-void nm_navmesh_release(nm_navmesh *m) {
-  nm_alloc a;
+void nm_mesh_destroy(nm_navmesh *m, int blobs) {
+  nm_alloc a = m->alloc;
   int i;
-  if (!m || nm_refcount_dec(&m->refs) > 0) return;
-  a = m->alloc;
   nm_islands_free(m);
   if (m->mapping) nm_unmap(m->mapping, m->mapping_len);
   if (m->tiles) {
-    for (i = 0; i < m->top; i++)
+    for (i = 0; i < m->top && blobs; i++)
       if (m->tiles[i].header) tile_free_data(m, &m->tiles[i]);
     nm_free(&a, m->tiles, (size_t)m->max_tiles * sizeof(nm_tile));
   }
-  nm_free(&a, m->pos_lookup, (m->lut_mask + 1) * sizeof(nm_tile *));
+  nm_free(&a, m->pos_lookup, (m->lut_mask + 1) * sizeof(uint32_t));
   nm_free(&a, m, sizeof *m);
+}
+
+void nm_navmesh_release(nm_navmesh *m) {
+  if (!m || nm_refcount_dec(&m->refs) > 0) return;
+  if (m->lineage) nm_version_gone(m);
+  else nm_mesh_destroy(m, NM_FREE_OWN_BLOBS);
 }
 
 /* Freezing makes the mesh read-only; derived data that is otherwise made
  * lazily (island labels) is made now, so readers on other threads never
  * write. Returns ERR_NOMEM when that fails (the mesh is frozen anyway). */
 nm_status nm_navmesh_freeze(nm_navmesh *m) {
-  nm_status st = m->islands_dirty ? nm_islands_update(m) : NM_OK;
+  nm_status st;
+  if (m->committed) return NM_OK; /* a version: frozen, its readers make the labels */
+  st = m->islands_dirty || !m->islands ? nm_islands_update(m) : NM_OK;
   m->frozen = 1;
   return st;
 }
 int nm_navmesh_is_frozen(const nm_navmesh *m) { return m->frozen; }
 
 int nm_navmesh_tiles_at(const nm_navmesh *m, int x, int y, const nm_tile **out, int cap) {
-  const nm_tile *t = m->pos_lookup[tile_hash(x, y, m->lut_mask)];
+  uint32_t i = m->pos_lookup[tile_hash(x, y, m->lut_mask)];
   int n = 0;
-  for (; t; t = t->next)
+  for (; i; i = m->tiles[i - 1].next) {
+    const nm_tile *t = &m->tiles[i - 1];
     if (t->header->x == x && t->header->y == y && n < cap) out[n++] = t;
+  }
   return n;
 }
 
 const nm_tile *nm_navmesh_tile_at(const nm_navmesh *m, int x, int y, int layer) {
-  const nm_tile *t = m->pos_lookup[tile_hash(x, y, m->lut_mask)];
-  for (; t; t = t->next)
+  uint32_t i = m->pos_lookup[tile_hash(x, y, m->lut_mask)];
+  for (; i; i = m->tiles[i - 1].next) {
+    const nm_tile *t = &m->tiles[i - 1];
     if (t->header->x == x && t->header->y == y && t->header->layer == layer) return t;
+  }
   return NULL;
 }
 
@@ -165,12 +175,13 @@ nm_polyref nm_navmesh_tile_ref_at(const nm_navmesh *m, int tx, int ty, int layer
 
 /* Takes slot `want` (>= 0) or the next free slot (-1); NULL when none. */
 static nm_tile *slot_take(nm_navmesh *m, int want) {
-  nm_tile *t, **pp;
+  nm_tile *t;
+  uint32_t *pp;
   if (want < 0) {
     if (m->free_stack) {
-      t = m->free_stack;
+      t = &m->tiles[m->free_stack - 1];
       m->free_stack = t->next;
-      t->next = NULL;
+      t->next = 0;
       return t;
     }
     while (m->hwm < m->max_tiles && m->tiles[m->hwm].touched) m->hwm++;
@@ -184,11 +195,11 @@ static nm_tile *slot_take(nm_navmesh *m, int want) {
   t = &m->tiles[want];
   if (t->header) return NULL;
   if (t->touched) { /* a removed slot: unlink it from the free stack */
-    for (pp = &m->free_stack; *pp && *pp != t; pp = &(*pp)->next) {}
+    for (pp = &m->free_stack; *pp && *pp != (uint32_t)want + 1; pp = &m->tiles[*pp - 1].next) {}
     if (*pp) *pp = t->next;
   }
   t->touched = 1;
-  t->next = NULL;
+  t->next = 0;
   return t;
 }
 
@@ -235,20 +246,29 @@ static void grid_bounds_add(nm_navmesh *m, int x, int y) {
   if (y > m->gy1) m->gy1 = y;
 }
 
-/* Copies a blob into an aligned allocation owned by the mesh. */
-static uint8_t *blob_copy(nm_navmesh *m, const void *data, size_t size) {
-  uint8_t *copy = (uint8_t *)nm_malloc(&m->alloc, size);
+/* Copies a blob into an aligned allocation of `bytes` (>= size) bytes. */
+static uint8_t *blob_copy(nm_navmesh *m, const void *data, size_t size, size_t bytes) {
+  uint8_t *copy = (uint8_t *)nm_malloc(&m->alloc, bytes);
   if (copy) memcpy(copy, data, size);
   return copy;
 }
 
-nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref,
-                                uint32_t flags, nm_diag *diag, nm_tile **out) {
+/* 1 when slot `want` (-1: any) can be taken; advances the high-water mark
+ * past used slots, which changes nothing slot_take would do. */
+static int slot_free(nm_navmesh *m, int want) {
+  if (want >= 0) return want < m->max_tiles && !m->tiles[want].header;
+  if (m->free_stack) return 1;
+  while (m->hwm < m->max_tiles && m->tiles[m->hwm].touched) m->hwm++;
+  return m->hwm < m->max_tiles;
+}
+
+/* Everything that can refuse a blob, before anything changes: the blob
+ * itself, its polygon count, its grid cell, the slot (*want, -1 any). */
+static nm_status place_check(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref, nm_diag *diag,
+                             int *want) {
   const nm_tile_header *h = (const nm_tile_header *)data;
-  nm_tile *t;
   nm_status st;
-  uint32_t h_idx, salt = 0;
-  int want = -1;
+  *want = -1;
   if ((st = nm_tile_validate(data, size, diag)) < 0) return st;
   if (h->poly_count > (int32_t)m->poly_mask + 1)
     return nm_diag_set(diag, NM_ERR_DATA, "polyCount", "tile has %d polygons, mesh allows %d",
@@ -257,40 +277,88 @@ nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_po
     return nm_diag_set(diag, NM_ERR_FULL, "tile", "a tile is already at (%d, %d, layer %d)",
                        (int)h->x, (int)h->y, (int)h->layer);
   if (want_ref) {
-    want = (int)nm_ref_tile(m, want_ref);
-    salt = nm_ref_salt(m, want_ref);
-    if (salt == 0 || want >= m->max_tiles || nm_ref_poly(m, want_ref) != 0)
+    *want = (int)nm_ref_tile(m, want_ref);
+    if (nm_ref_salt(m, want_ref) == 0 || *want >= m->max_tiles || nm_ref_poly(m, want_ref) != 0)
       return nm_diag_set(diag, NM_ERR_DATA, "tileRef", "tile reference 0x%08x invalid", (unsigned)want_ref);
   }
-  if (!(t = slot_take(m, want))) return nm_diag_set(diag, NM_ERR_FULL, "tileRef", "no free tile slot");
-  if (want_ref) t->salt = salt;
+  if (!slot_free(m, *want))
+    return nm_diag_set(diag, NM_ERR_FULL, "tileRef", want_ref ? "tile slot %d is in use" : "no free tile slot", *want);
+  return NM_OK;
+}
+
+/* Puts a checked blob into a slot (place_check said it can). */
+static nm_tile *place_now(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref, int want,
+                          uint32_t flags) {
+  const nm_tile_header *h = (const nm_tile_header *)data;
+  nm_tile *t = slot_take(m, want);
+  uint32_t h_idx;
+  if (want_ref) t->salt = nm_ref_salt(m, want_ref);
   if ((int)(t - m->tiles) >= m->top) m->top = (int)(t - m->tiles) + 1;
   h_idx = tile_hash(h->x, h->y, m->lut_mask);
   t->next = m->pos_lookup[h_idx];
-  m->pos_lookup[h_idx] = t;
+  m->pos_lookup[h_idx] = (uint32_t)(t - m->tiles) + 1;
   nm_tile_bind(t, data, size);
   t->flags = flags;
+  t->birth = m->version;
   grid_bounds_add(m, h->x, h->y);
   m->ntiles++;
   m->generation++;
   m->islands_dirty = 1;
-  *out = t;
+  return t;
+}
+
+nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref,
+                                uint32_t flags, nm_diag *diag, nm_tile **out) {
+  int want;
+  nm_status st = place_check(m, data, size, want_ref, diag, &want);
+  if (st < 0) return st;
+  *out = place_now(m, data, size, want_ref, want, flags);
   return NM_OK;
+}
+
+/* Draft of a version: makes private every tile around cell (x, y) that
+ * linking t there would write to (copy-on-write); undone on failure. */
+static nm_status cow_for_add(nm_navmesh *m, const nm_tile *t, nm_cow *c) {
+  const uint32_t tmask = nm_links_side_mask(t);
+  const nm_tile *neis[32];
+  nm_status st = NM_OK;
+  int i, j, k, n;
+  for (i = -1; i <= 1 && st >= 0; i++)
+    for (j = -1; j <= 1 && st >= 0; j++) {
+      /* direction from the neighbour towards t; -1 for the same cell */
+      const int side = (i == 0 && j == 0) ? -1 : nm_side_towards(-i, -j);
+      n = nm_navmesh_tiles_at(m, t->header->x + i, t->header->y + j, neis, 32);
+      for (k = 0; k < n && st >= 0; k++)
+        if (nm_links_may_touch(nm_links_side_mask(neis[k]), tmask, side))
+          st = nm_cow_tile(m, (nm_tile *)neis[k], c);
+    }
+  if (st < 0) nm_cow_undo(m, c);
+  return st;
 }
 
 nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, size_t size, nm_polyref want_ref,
                                  nm_diag *diag, nm_polyref *ref_out) {
   uint8_t *copy;
-  nm_tile *t;
+  nm_tile *t, probe;
   nm_status st;
+  nm_cow cow;
+  int want;
   if (m->frozen) return nm_diag_set(diag, NM_ERR_READONLY, NULL, "navmesh is shared (read-only)");
   if (!data || size < sizeof(nm_tile_header))
     return nm_diag_set(diag, NM_ERR_DATA, "dataSize", "tile blob shorter than its header");
-  if (!(copy = blob_copy(m, data, size))) return NM_ERR_NOMEM;
-  if ((st = nm_navmesh_place_tile(m, copy, size, want_ref, NM_TILE_OWNS_DATA, diag, &t)) < 0) {
-    nm_free(&m->alloc, copy, size);
+  if (!(copy = blob_copy(m, data, size, nm_blob_bytes(m, size)))) return NM_ERR_NOMEM;
+  cow.n = 0;
+  st = place_check(m, copy, size, want_ref, diag, &want);
+  if (st >= 0 && m->lineage) {
+    nm_tile_bind(&probe, copy, size);
+    st = cow_for_add(m, &probe, &cow);
+  }
+  if (st < 0) {
+    nm_free(&m->alloc, copy, nm_blob_bytes(m, size));
     return st;
   }
+  t = place_now(m, copy, size, want_ref, want, NM_TILE_OWNS_DATA);
+  nm_cow_keep(m, &cow);
   tile_connect(m, t);
   if (ref_out) *ref_out = nm_tile_base(m, t);
   if (diag) { diag->field = NULL; diag->msg[0] = 0; }
@@ -304,44 +372,65 @@ nm_status nm_navmesh_add_tile(nm_navmesh *m, const void *data, size_t size, nm_d
 
 /* Unlinks tile t from its position-hash chain. */
 static void lookup_remove(nm_navmesh *m, nm_tile *t) {
-  nm_tile **pp = &m->pos_lookup[tile_hash(t->header->x, t->header->y, m->lut_mask)];
-  for (; *pp; pp = &(*pp)->next)
-    if (*pp == t) { *pp = t->next; return; }
+  const uint32_t self = (uint32_t)(t - m->tiles) + 1;
+  uint32_t *pp = &m->pos_lookup[tile_hash(t->header->x, t->header->y, m->lut_mask)];
+  for (; *pp; pp = &m->tiles[*pp - 1].next)
+    if (*pp == self) { *pp = t->next; return; }
 }
 
-/* Removes every link between t and the tiles around it. */
-static void tile_disconnect(nm_navmesh *m, nm_tile *t) {
+/* Removes every link between t and the tiles around it; with c (a draft of
+ * a version), first makes private every tile that has such links (all or
+ * none: ERR_NOMEM leaves the mesh as it was). */
+static nm_status tile_disconnect(nm_navmesh *m, nm_tile *t, nm_cow *c) {
+  const uint32_t slot = (uint32_t)(t - m->tiles);
   const nm_tile *neis[32];
-  int i, j, n, x = t->header->x, y = t->header->y;
-  for (i = -1; i <= 1; i++)
-    for (j = -1; j <= 1; j++) {
-      int k;
-      n = nm_navmesh_tiles_at(m, x + i, y + j, neis, 32);
-      for (k = 0; k < n; k++)
-        if (neis[k] != t) nm_links_unconnect(m, (nm_tile *)neis[k], t);
-    }
+  int i, j, k, n, pass, x = t->header->x, y = t->header->y;
+  for (pass = c ? 0 : 1; pass < 2; pass++)
+    for (i = -1; i <= 1; i++)
+      for (j = -1; j <= 1; j++) {
+        n = nm_navmesh_tiles_at(m, x + i, y + j, neis, 32);
+        for (k = 0; k < n; k++) {
+          nm_tile *o = (nm_tile *)neis[k];
+          if (o == t) continue;
+          if (pass == 1) nm_links_unconnect(m, o, t);
+          else if (nm_links_to_slot(m, o, slot) && nm_cow_tile(m, o, c) < 0) {
+            nm_cow_undo(m, c);
+            return NM_ERR_NOMEM;
+          }
+        }
+      }
+  return NM_OK;
 }
 
 nm_status nm_navmesh_remove_tile(nm_navmesh *m, int tx, int ty, int layer, void **data,
                                  size_t *size) {
   nm_tile *t = (nm_tile *)nm_navmesh_tile_at(m, tx, ty, layer);
+  nm_cow cow;
   if (data) *data = NULL;
   if (size) *size = 0;
   if (m->frozen) return NM_ERR_READONLY;
   if (!t) return NM_ERR_PARAM;
   if (data && size) {
-    if (!(*data = blob_copy(m, t->data, t->data_size))) return NM_ERR_NOMEM;
+    if (!(*data = blob_copy(m, t->data, t->data_size, t->data_size))) return NM_ERR_NOMEM;
     *size = t->data_size;
   }
-  tile_disconnect(m, t);
+  cow.n = 0;
+  if (tile_disconnect(m, t, m->lineage ? &cow : NULL) < 0) {
+    if (data && size) nm_free_bytes(m, *data, *size);
+    if (data) *data = NULL;
+    if (size) *size = 0;
+    return NM_ERR_NOMEM;
+  }
+  nm_cow_keep(m, &cow);
   lookup_remove(m, t);
+  if (m->lineage && !nm_tile_owned(m, t)) nm_version_replaced(m, t->data, t->data_size, t->birth);
   tile_free_data(m, t);
   t->links = NULL;
   t->polys = NULL;
   t->salt = (t->salt + 1) & m->salt_mask;
   if (t->salt == 0) t->salt++;
   t->next = m->free_stack;
-  m->free_stack = t;
+  m->free_stack = (uint32_t)(t - m->tiles) + 1;
   m->ntiles--;
   m->generation++;
   m->islands_dirty = 1;
@@ -402,12 +491,26 @@ nm_status nm_navmesh_get_poly_flags(const nm_navmesh *m, nm_polyref ref, uint16_
   return NM_OK;
 }
 
-nm_status nm_navmesh_set_poly_flags(nm_navmesh *m, nm_polyref ref, uint16_t flags) {
+/* The polygon of ref, writable: in a draft of a version its tile is made
+ * private first (ERR_NOMEM when that fails). ERR_READONLY, ERR_PARAM. */
+static nm_status poly_for_write(nm_navmesh *m, nm_polyref ref, nm_poly **out) {
   const nm_tile *t;
   const nm_poly *p;
+  nm_cow cow;
   if (m->frozen) return NM_ERR_READONLY;
   if (!nm_ref_get(m, ref, &t, &p)) return NM_ERR_PARAM;
-  ((nm_poly *)p)->flags = flags;
+  cow.n = 0;
+  if (nm_cow_tile(m, (nm_tile *)t, &cow) < 0) return NM_ERR_NOMEM;
+  nm_cow_keep(m, &cow);
+  *out = &t->polys[nm_ref_poly(m, ref)];
+  return NM_OK;
+}
+
+nm_status nm_navmesh_set_poly_flags(nm_navmesh *m, nm_polyref ref, uint16_t flags) {
+  nm_poly *p;
+  nm_status st = poly_for_write(m, ref, &p);
+  if (st < 0) return st;
+  p->flags = flags;
   m->generation++; /* derived data (optimal-search corner cache) depends on flags */
   return NM_OK;
 }
@@ -421,12 +524,12 @@ nm_status nm_navmesh_get_poly_area(const nm_navmesh *m, nm_polyref ref, uint8_t 
 }
 
 nm_status nm_navmesh_set_poly_area(nm_navmesh *m, nm_polyref ref, uint8_t area) {
-  const nm_tile *t;
-  const nm_poly *p;
+  nm_poly *p;
+  nm_status st;
   if (m->frozen) return NM_ERR_READONLY;
   if (area >= NM_MAX_AREAS) return NM_ERR_PARAM;
-  if (!nm_ref_get(m, ref, &t, &p)) return NM_ERR_PARAM;
-  ((nm_poly *)p)->area_and_type = (uint8_t)((p->area_and_type & 0xc0) | area);
+  if ((st = poly_for_write(m, ref, &p)) < 0) return st;
+  p->area_and_type = (uint8_t)((p->area_and_type & 0xc0) | area);
   m->generation++;
   return NM_OK;
 }

@@ -113,8 +113,11 @@ typedef struct nm_tile {
   size_t data_size;
   uint32_t flags;
   uint32_t touched;          /* slot has been used (free-slot bookkeeping) */
-  uint32_t island_base;      /* index of polygon 0 in the mesh's island labels */
-  struct nm_tile *next;      /* position-hash chain (used) / free stack (removed) */
+  uint32_t birth;            /* versions: number of the draft that made the blob */
+  uint32_t next;             /* 1 + slot of the next tile in the position-hash
+                              * chain (used) or the free stack (removed); 0 ends.
+                              * Slot numbers, not pointers, so a copied slot
+                              * table needs no fixing (versions) */
 } nm_tile;
 
 typedef struct nm_refcount {
@@ -134,9 +137,10 @@ struct nm_navmesh {
   uint32_t tile_bits, poly_bits, salt_bits;
   uint32_t tile_mask, poly_mask, salt_mask;
   uint32_t lut_mask;
-  nm_tile **pos_lookup;      /* [lut_mask + 1] chains of tiles by grid cell */
+  uint32_t *pos_lookup;      /* [lut_mask + 1] 1 + first slot of each chain of
+                              * tiles by grid cell, 0 empty */
   nm_tile *tiles;            /* [max_tiles] slots */
-  nm_tile *free_stack;       /* removed slots, most recent first */
+  uint32_t free_stack;       /* 1 + most recently removed slot, 0 none */
   int hwm;                   /* slots below hwm have been handed out once */
   int top;                   /* 1 + highest slot ever used (iteration bound) */
   int ntiles;
@@ -145,10 +149,16 @@ struct nm_navmesh {
   uint32_t generation;       /* bumped on every tile change */
   void *mapping;             /* file mapping the tiles point into (read-only mesh) */
   size_t mapping_len;
-  uint32_t *islands;         /* island label per polygon (see islands.c) */
-  size_t islands_len;
-  int island_count;
+  struct nm_islands *islands; /* island labels (islands.c); read and set with
+                              * atomics on versions, whose readers make them */
   int islands_dirty;         /* tiles changed since the labels were made */
+  /* ---- versions (version.c); zero for every other mesh ---- */
+  struct nm_lineage *lineage;/* bookkeeping shared by all versions of a mesh */
+  uint32_t version;          /* number in the lineage (a draft: its future one) */
+  int committed;             /* 1: a published version (frozen, listed as live) */
+  nm_navmesh *base;          /* draft: the version it was made from (retained) */
+  struct nm_retired *replaced; /* draft: shared blobs it stopped using */
+  nm_navmesh *vprev, *vnext; /* the lineage's live versions, oldest first */
 };
 
 /* ---- references ---- */
@@ -217,7 +227,17 @@ NM_INTERNAL nm_status nm_navmesh_params_check(const nm_navmesh_params *p, nm_dia
  * points into data (owned by the mesh when flags has NM_TILE_OWNS_DATA). */
 NM_INTERNAL nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref,
                                             uint32_t flags, nm_diag *diag, nm_tile **out);
-/* islands.c: connected components over the links (labels 1..n). */
+/* islands.c: connected components over the links (labels 1..n). The
+ * labels are one block: the index of each slot's polygon 0, then a label
+ * per polygon, so making them writes nothing in the tiles (readers of a
+ * version make them for everyone, see nm_navmesh_island). */
+typedef struct nm_islands {
+  size_t bytes;              /* size of the block */
+  int count;                 /* islands */
+  int nslots;                /* entries of base (the mesh's top) */
+  uint32_t *base;            /* [nslots] label index of each slot's polygon 0 */
+  uint32_t *label;           /* [polygons] */
+} nm_islands;
 NM_INTERNAL nm_status nm_islands_update(nm_navmesh *m);
 NM_INTERNAL void nm_islands_free(nm_navmesh *m);
 /* Island label of polygon ref as the labels stand (never remade here, so a
@@ -235,6 +255,55 @@ NM_INTERNAL uint64_t nm_format_checksum(const uint8_t *p, size_t n);
 /* mapfile.c: read-only file mappings. */
 NM_INTERNAL void nm_unmap(void *base, size_t len);
 
+/* navmesh.c: frees a mesh: its arrays, labels and mapping, and the blobs
+ * it owns (NM_FREE_OWN_BLOBS) or none. */
+enum { NM_FREE_NO_BLOBS = 0, NM_FREE_OWN_BLOBS = 1 };
+NM_INTERNAL void nm_mesh_destroy(nm_navmesh *m, int blobs);
+
+/* ---- versions (version.c) ----
+ * A version is a frozen mesh whose tile blobs may be shared with other
+ * versions of the same lineage. A draft (nm_navmesh_version_edit) copies the
+ * slot table of the latest version and shares its blobs; a blob is copied
+ * before the draft writes to it (copy-on-write), the draft then owns the copy
+ * (t->birth == its number) and the shared one is "replaced": at commit it is
+ * retired, and freed once no live version numbered in [birth, death) is
+ * left. Every blob of a lineage is allocated with room after it for the
+ * record that retires it, so retiring never allocates. */
+typedef struct nm_retired {
+  struct nm_retired *next;
+  uint8_t *data;             /* the blob (this record lies inside its block) */
+  size_t bytes;              /* the block's size */
+  uint32_t birth, death;     /* versions [birth, death) use it */
+} nm_retired;
+
+/* Tiles made private by one change, with what they held before. */
+#define NM_COW_MAX (9 * 32)
+typedef struct nm_cow {
+  int n;
+  struct { nm_tile *t; uint8_t *data; size_t size; uint32_t birth; } e[NM_COW_MAX];
+} nm_cow;
+
+/* Bytes allocated for a blob of `size` bytes in mesh m. */
+static inline size_t nm_blob_bytes(const nm_navmesh *m, size_t size) {
+  return m->lineage ? ((size + 7) & ~(size_t)7) + sizeof(nm_retired) : size;
+}
+/* 1 when freeing mesh m frees tile t's blob. */
+static inline int nm_tile_owned(const nm_navmesh *m, const nm_tile *t) {
+  if (m->lineage) return !m->committed && t->birth == m->version;
+  return (t->flags & NM_TILE_OWNS_DATA) != 0;
+}
+/* Makes tile t private to draft m (a copy of its blob), remembering the old
+ * blob in c; no-op for other meshes and private tiles. ERR_NOMEM. */
+NM_INTERNAL nm_status nm_cow_tile(nm_navmesh *m, nm_tile *t, nm_cow *c);
+/* Puts the old blobs back and frees the copies. */
+NM_INTERNAL void nm_cow_undo(nm_navmesh *m, nm_cow *c);
+/* Keeps the copies: the old blobs become "replaced" by the draft. */
+NM_INTERNAL void nm_cow_keep(nm_navmesh *m, nm_cow *c);
+/* Notes a shared blob the draft no longer uses (retired at commit). */
+NM_INTERNAL void nm_version_replaced(nm_navmesh *m, uint8_t *data, size_t size, uint32_t birth);
+/* The release of a version or draft whose count reached zero. */
+NM_INTERNAL void nm_version_gone(nm_navmesh *m);
+
 /* links.c: link building when tiles come and go (Detour's order). */
 NM_INTERNAL void nm_links_init(nm_tile *t);
 NM_INTERNAL void nm_links_connect_internal(nm_navmesh *m, nm_tile *t);
@@ -242,6 +311,11 @@ NM_INTERNAL void nm_links_base_offmesh(nm_navmesh *m, nm_tile *t);
 NM_INTERNAL void nm_links_connect_external(nm_navmesh *m, nm_tile *t, nm_tile *target, int side);
 NM_INTERNAL void nm_links_connect_offmesh(nm_navmesh *m, nm_tile *t, nm_tile *target, int side);
 NM_INTERNAL void nm_links_unconnect(nm_navmesh *m, nm_tile *t, const nm_tile *target);
+/* Which tiles adding or removing a tile writes to (see links.c). */
+NM_INTERNAL int nm_side_towards(int dx, int dy);
+NM_INTERNAL uint32_t nm_links_side_mask(const nm_tile *t);
+NM_INTERNAL int nm_links_may_touch(uint32_t omask, uint32_t tmask, int side);
+NM_INTERNAL int nm_links_to_slot(const nm_navmesh *m, const nm_tile *o, uint32_t slot);
 /* Checks the stored links of every tile (each list ends, targets exist,
  * edges fit) instead of rebuilding them; rebuilds the free chains when the
  * data is writable. scratch: one byte per link slot of the largest tile. */
@@ -261,6 +335,19 @@ NM_INTERNAL nm_polyref nm_find_nearest_in_tile(const nm_navmesh *m, const nm_til
 
 /* Atomic reference counting. */
 static inline void nm_refcount_init(nm_refcount *r, long n) { r->n = n; }
+/* Increments unless the count is zero (an object being freed); 1 if done. */
+static inline int nm_refcount_try_inc(nm_refcount *r) {
+#if defined(NM_HAVE_STDATOMIC)
+  long n = atomic_load_explicit(&r->n, memory_order_relaxed);
+  while (n > 0)
+    if (atomic_compare_exchange_weak_explicit(&r->n, &n, n + 1, memory_order_acquire, memory_order_relaxed)) return 1;
+#else
+  long n = __atomic_load_n(&r->n, __ATOMIC_RELAXED);
+  while (n > 0)
+    if (__atomic_compare_exchange_n(&r->n, &n, n + 1, 1, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return 1;
+#endif
+  return 0;
+}
 static inline void nm_refcount_inc(nm_refcount *r) {
 #if defined(NM_HAVE_STDATOMIC)
   atomic_fetch_add_explicit(&r->n, 1, memory_order_relaxed);

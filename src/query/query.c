@@ -89,6 +89,21 @@ void nm_query_free(nm_query *q) {
 
 nm_navmesh *nm_query_mesh(const nm_query *q) { return q->mesh; }
 
+nm_status nm_query_set_mesh(nm_query *q, nm_navmesh *mesh) {
+  if (!q || !mesh) return NM_ERR_PARAM;
+  if (mesh == q->mesh) return NM_OK;
+  nm_navmesh_retain(mesh);
+  nm_navmesh_release(q->mesh);
+  q->mesh = mesh;
+  /* whatever was made for the old mesh: the sliced search, the random
+   * point table, the optimal search's tables (remade on first use) */
+  q->sliced.state = NM_SLICED_NONE;
+  q->pool_stamp++;
+  q->rtab.valid = 0;
+  nm_opt_free(q);
+  return NM_OK;
+}
+
 nm_status nm_query_closest_point(nm_query *q, nm_polyref ref, const float pos[3], float closest[3],
                                  int *over) {
   const nm_tile *t;
