@@ -1,7 +1,11 @@
 package = "navmesh"
 version = "0.1.0-1"
+-- Where a published rock comes from: the release tag of the public
+-- repository (LuaRocks fetches it for `luarocks install`/`build`).
+-- `luarocks make` in a checkout builds the files at hand and fetches nothing.
 source = {
-  url = "git+file:///work/main",
+  url = "git+https://github.com/navmesh-lua/navmesh.git",
+  tag = "v0.1.0",
 }
 description = {
   summary = "Navigation meshes for Lua: build (Recast-style), load and query (Detour-style) in C",
@@ -10,6 +14,7 @@ description = {
     MSET files and its own format, and answers path queries (nearest polygon,
     A*, string pulling with edge inset) from Lua 5.1-5.4 and LuaJIT.
   ]],
+  homepage = "https://github.com/navmesh-lua/navmesh",
   license = "MIT",
 }
 dependencies = {
@@ -66,7 +71,14 @@ build = {
         "src/query/raycast.c",
         "src/query/straight.c",
         "src/query/surface.c",
+        "src/lua/lbuild.c",
+        "src/lua/lfilter.c",
+        "src/lua/lmesh.c",
         "src/lua/lnavmesh.c",
+        "src/lua/lquery.c",
+        "src/lua/lshare.c",
+        "src/lua/ltoolbox.c",
+        "src/lua/lutil.c",
         "src/lua/registry.c",
       },
       libraries = { "pthread" },

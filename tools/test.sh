@@ -6,6 +6,8 @@
 # in build/test-logs/. The last line is "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
+# Every build the tests make treats warnings as errors (a plain `make` does not).
+export WERROR=${WERROR--Werror}
 B=build
 LOGS=$B/test-logs
 mkdir -p "$LOGS"
