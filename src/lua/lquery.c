@@ -360,17 +360,85 @@ static int lnm_mesh_path(lua_State *L) {
   return 3;
 }
 
+/* ---- spare point lists of mesh:paths ----
+ * A point list that leaves opts.out (its query failed and the slot became
+ * false, or a shorter batch cleared it) is kept as a spare of that out
+ * table, and a later query that needs a new list takes a spare first: a
+ * server answering a batch per tick makes no garbage, whatever the batch
+ * size and however many queries fail. The spares live in a weak-keyed
+ * registry table, out -> { list, ... }, so they go with the out table. */
+static const char spares_key = 's'; /* its address is the registry key */
+
+/* Pushes the spare stack of the out table at index out; returns its index. */
+static int push_spares(lua_State *L, int out) {
+  lua_pushlightuserdata(L, (void *)&spares_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, out);
+  lua_rawget(L, -2);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, out);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+  }
+  lua_remove(L, -2);
+  return lua_gettop(L);
+}
+
+/* Pushes a spare list, or nothing when there is none; 1 when pushed. */
+static int take_spare(lua_State *L, int spares) {
+  int n = (int)lua_rawlen(L, spares);
+  if (n == 0) return 0;
+  lua_rawgeti(L, spares, n);
+  lua_pushnil(L);
+  lua_rawseti(L, spares, n);
+  return 1;
+}
+
+/* Keeps the table at index t as a spare. */
+static void give_spare(lua_State *L, int spares, int t) {
+  lua_pushvalue(L, t);
+  lua_rawseti(L, spares, (int)lua_rawlen(L, spares) + 1);
+}
+
+/* out_end for the results table on top: the lists it clears become spares. */
+static void results_end(lua_State *L, int n, int spares) {
+  for (;;) {
+    lua_rawgeti(L, -1, ++n);
+    if (lua_isnil(L, -1)) break;
+    if (lua_istable(L, -1)) give_spare(L, spares, lua_gettop(L));
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, n);
+  }
+  lua_pop(L, 1);
+}
+
+/* The six numbers of query i (0-based) of the list at index 2 into p. */
+static void read_query(lua_State *L, int i, float p[6]) {
+  int k;
+  for (k = 0; k < 6; k++) {
+    lua_rawgeti(L, 2, 6 * i + k + 1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
+      luaL_argerror(L, 2, "coordinates must be finite numbers");
+    p[k] = (float)lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+}
+
 /* mesh:paths(queries [, opts]) -> results, partials
  * Many path() queries in one call: queries is a flat list of six numbers
  * per query (sx,sy,sz, ex,ey,ez). results[i] is the point list of query i,
  * or false when it has no path (no polygon near an end, or reachableOnly
  * and different islands); partials[i] says whether it stops short. With
  * opts.out / opts.partials the results go into those tables, and the point
- * lists already in opts.out are reused. Other options as for path(). */
+ * lists already in opts.out (or kept as its spares) are reused. Other
+ * options as for path(). */
 static int lnm_mesh_paths(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   path_opts po;
-  int t, nq, i, out, partials, res;
+  int t, nq, i, out, partials, res, spares = 0;
   luaL_checktype(L, 2, LUA_TTABLE);
   t = lnm_opt_table(L, 3, path_keys);
   read_path_opts(L, h, t, &po);
@@ -379,6 +447,7 @@ static int lnm_mesh_paths(lua_State *L) {
   nq /= 6;
   out = out_field(L, t, "out");
   partials = out_field(L, t, "partials");
+  if (out) spares = push_spares(L, out);
   out_begin(L, out, nq);
   res = lua_gettop(L);
   out_begin(L, partials, nq);
@@ -386,19 +455,17 @@ static int lnm_mesh_paths(lua_State *L) {
     float p[6];
     const char *what;
     nm_status st;
-    int k, inner = 0;
-    for (k = 0; k < 6; k++) {
-      lua_rawgeti(L, 2, 6 * i + k + 1);
-      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
-        luaL_argerror(L, 2, "coordinates must be finite numbers");
-      p[k] = (float)lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
+    int inner = 0;
+    read_query(L, i, p);
     lua_rawgeti(L, res, i + 1); /* a point list to reuse? */
     if (lua_istable(L, -1)) inner = lua_gettop(L);
     else lua_pop(L, 1);
+    if (!inner && spares && take_spare(L, spares)) inner = lua_gettop(L);
     st = path_one(L, h, &po, p, p + 3, inner, &what);
-    if (st < 0) lua_pushboolean(L, 0);
+    if (st < 0) {
+      if (inner) give_spare(L, spares, inner);
+      lua_pushboolean(L, 0);
+    }
     lua_rawseti(L, res, i + 1);
     if (inner) lua_pop(L, 1);
     lua_pushboolean(L, st >= 0 && (st & NM_PARTIAL) != 0);
@@ -406,7 +473,7 @@ static int lnm_mesh_paths(lua_State *L) {
   }
   if (partials) out_end(L, nq);
   lua_pushvalue(L, res);
-  if (out) out_end(L, nq);
+  if (out) results_end(L, nq, spares);
   lua_insert(L, -2);
   return 2;
 }
@@ -422,6 +489,14 @@ static const luaL_Reg query_methods[] = {
   {NULL, NULL}
 };
 
+/* The query methods, and the weak-keyed table of mesh:paths' spares. */
 void lnm_open_query(lua_State *L) {
   lnm_add_methods(L, LNM_MESH, query_methods);
+  lua_pushlightuserdata(L, (void *)&spares_key);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
 }
