@@ -135,6 +135,8 @@ for pair in 5.4:lua5.4 jit:luajit 5.1:lua5.1 5.3:lua5.3; do
   fi
 done
 
+run_suite "doctest" lua5.4 tools/doctest.lua # every ```lua block of README.md, docs/, examples/*/README.md
+
 # ---- hosts (issue 4): how the module is linked, nginx + lua-nginx-module,
 # eight Lua 5.4 states on eight threads over one shared mesh under TSan ----
 run_suite "hosts-build" bash spec/hosts/build_test.sh
