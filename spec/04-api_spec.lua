@@ -100,7 +100,7 @@ describe("queries on the procedural level", function()
   end)
 
   it("raises on NaN, infinite or non-number coordinates", function()
-    assert.has_error(function() mesh:findNearestPoly(0 / 0, 0, 0) end, "bad argument #1 to 'NavMesh:findNearestPoly' (coordinate must be a finite number)")
+    assert.has_error(function() mesh:findNearestPoly(0 / 0, 0, 0) end, "bad argument #1 to 'NavMesh:findNearestPoly' (coordinate must be a finite number, got nan)")
     assert.has_error(function() mesh:findNearestPoly(1, math.huge, 0) end)
     assert.has_error(function() mesh:findNearestPoly(1, "x", 0) end)
     assert.has_error(function() mesh:findNearestPoly(1, 0, 0, -1, 1, 1) end)

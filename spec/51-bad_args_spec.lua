@@ -42,7 +42,7 @@ local function raises(pattern, fn)
   end
 end
 
-local COORD = "bad argument #%d+ to 'NavMesh:[%a]+' %(coordinate must be a finite number%)"
+local COORD = "bad argument #%d+ to 'NavMesh:[%a]+' %(coordinate must be a finite number, got [%w%-%+%.]+%)"
 
 describe("bad arguments", function()
   local m, ref

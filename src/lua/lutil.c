@@ -166,9 +166,18 @@ lua_Integer lnm_opt_integer(lua_State *L, int arg, lua_Integer def) {
 int lnm_checkoption(lua_State *L, int arg, const char *def, const char *const lst[]) {
   const char *name = def && lua_isnoneornil(L, arg) ? def : lnm_checklstring(L, arg, NULL);
   int i;
+  luaL_Buffer b;
   for (i = 0; lst[i]; i++)
     if (strcmp(lst[i], name) == 0) return i;
-  return lnm_argerror(L, arg, lua_pushfstring(L, "invalid option '%s'", name));
+  luaL_buffinit(L, &b);
+  for (i = 0; lst[i]; i++) {
+    luaL_addstring(&b, i == 0 ? "\"" : lst[i + 1] ? "\", \"" : "\" or \"");
+    luaL_addstring(&b, lst[i]);
+  }
+  luaL_addstring(&b, "\" expected, got ");
+  luaL_addstring(&b, lnm_got(L, arg));
+  luaL_pushresult(&b);
+  return lnm_argerror(L, arg, lua_tostring(L, -1));
 }
 
 /* ---- option tables ---- */
@@ -259,7 +268,8 @@ int lnm_opt_table(lua_State *L, int idx, const char *const *names) {
 /* A finite number argument. */
 float lnm_check_coord(lua_State *L, int idx) {
   lua_Number n = lnm_checknumber(L, idx);
-  if (!isfinite(n) || fabs(n) > 3.0e38) lnm_argerror(L, idx, "coordinate must be a finite number");
+  if (!isfinite(n) || fabs(n) > 3.0e38)
+    lnm_argerror(L, idx, lua_pushfstring(L, "coordinate must be a finite number, got %s", lnm_got(L, idx)));
   return (float)n;
 }
 
