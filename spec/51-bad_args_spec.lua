@@ -103,6 +103,8 @@ describe("bad arguments", function()
            function() local r = m:findStraightPath(0, 0, 0, 1, 0, 1, { ref }, { bogus = 1 }) return r end)
     raises("unknown option 'Inset' to 'NavMesh:path' %(did you mean 'inset'%?%)",
            function() local r = m:path(0, 0, 0, 1, 0, 1, { Inset = 1 }) return r end)
+    raises("bad option '%[1%]' to 'NavMesh:path' %(option names are strings, got key 1%)",
+           function() local r = m:path(0, 0, 0, 1, 0, 1, { 0.5 }) return r end)
     raises("bad argument #4 to 'NavMesh:findNearestPoly' %(half extents must be >= 0",
            function() local r = m:findNearestPoly(0, 0, 0, 1, -1, 1) return r end)
     raises("bad option 'halfExtents' to 'NavMesh:path' %({x, y, z} >= 0 expected, got {1, %-1, 1}%)",

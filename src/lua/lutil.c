@@ -242,8 +242,7 @@ void lnm_check_subkeys(lua_State *L, int idx, const char *in, const char *const 
     const char *const *n = names;
     if (lua_type(L, -2) != LUA_TSTRING) {
       const char *k = lnm_got(L, lua_gettop(L) - 1);
-      luaL_error(L, "bad option table %s%sto '%s' (keys must be strings, got %s)", in ? in : "", in ? " " : "",
-                 fname_or(L, "?"), k);
+      lnm_opterror(L, lua_pushfstring(L, "%s[%s]", in ? in : "", k), "option names are strings, got key %s", k);
     }
     for (; *n; n++)
       if (strcmp(*n, lua_tostring(L, -2)) == 0) break;
