@@ -118,7 +118,13 @@ const char *lnm_number(lua_State *L, lua_Number n) {
 const char *lnm_got(lua_State *L, int idx) {
   idx = lnm_absindex(L, idx);
   if (lua_type(L, idx) == LUA_TNUMBER) return lnm_number(L, lua_tonumber(L, idx));
-  if (lua_type(L, idx) == LUA_TSTRING) return lua_pushfstring(L, "'%s'", lua_tostring(L, idx));
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    size_t n;
+    const char *s = lua_tolstring(L, idx, &n);
+    if (n <= 40) return lua_pushfstring(L, "'%s'", s);
+    lua_pushlstring(L, s, 36); /* a long string: its start */
+    return lua_pushfstring(L, "'%s...' (%d bytes)", lua_tostring(L, -1), (int)(n > 0x7fffffff ? 0x7fffffff : n));
+  }
   if (lua_type(L, idx) == LUA_TBOOLEAN) return lua_toboolean(L, idx) ? "true" : "false";
   return type_name(L, idx);
 }
