@@ -1,15 +1,20 @@
 package = "navmesh"
 version = "0.1.0-1"
+-- Where a published rock comes from: the release tag of the public
+-- repository (LuaRocks fetches it for `luarocks install`/`build`).
+-- `luarocks make` in a checkout builds the files at hand and fetches nothing.
 source = {
-  url = "git+file:///work/main",
+  url = "git+https://github.com/navmesh-lua/navmesh.git",
+  tag = "v0.1.0",
 }
 description = {
   summary = "Navigation meshes for Lua: build (Recast-style), load and query (Detour-style) in C",
   detailed = [[
     navmesh builds navigation meshes from triangle geometry, loads RecastDemo
     MSET files and its own format, and answers path queries (nearest polygon,
-    A*, string pulling with edge inset) from Lua 5.1-5.4 and LuaJIT.
+    A*, string pulling with edge inset) from Lua 5.1-5.5 and LuaJIT.
   ]],
+  homepage = "https://github.com/navmesh-lua/navmesh",
   license = "MIT",
 }
 dependencies = {

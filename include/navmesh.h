@@ -573,6 +573,22 @@ NM_API nm_status nm_build_tile_grid(const float *verts, int nverts, const nm_bui
  * by the caller (nm_obj_free). ERR_DATA for malformed input. */
 NM_API nm_status nm_obj_parse(const char *text, size_t len, const nm_alloc *alloc, nm_diag *diag,
                               float **verts, int *nverts, int **tris, int *ntris);
+
+/* What the OBJ reader passed over, as RecastDemo does, so that a level tool
+ * can warn: rows that are no OBJ statement (garbage), face rows that gave
+ * fewer triangles than they name (fewer than 3 indices, an index out of
+ * range, more than 32 indices), and the triangles those faces lost. */
+typedef struct nm_obj_dropped {
+  int lines;      /* rows whose first word is no OBJ keyword */
+  int faces;      /* face rows that lost triangles or had fewer than 3 indices */
+  int triangles;  /* triangles lost */
+} nm_obj_dropped;
+
+/* nm_obj_parse that also counts what it dropped into *dropped (zeroed
+ * first; may be NULL). */
+NM_API nm_status nm_obj_parse_counted(const char *text, size_t len, const nm_alloc *alloc, nm_diag *diag,
+                                      float **verts, int *nverts, int **tris, int *ntris,
+                                      nm_obj_dropped *dropped);
 NM_API void nm_obj_free(const nm_alloc *alloc, float *verts, int nverts, int *tris, int ntris);
 
 /* ---- queries ---------------------------------------------------------------- */

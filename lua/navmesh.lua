@@ -1,6 +1,6 @@
 --- navmesh: navigation meshes for Lua (Recast/Detour style).
 -- `require "navmesh"` loads the C core (`navmesh.core`) and adds a little
--- pure-Lua sugar. See README.md for the full API.
+-- pure-Lua sugar. The full API is docs/api.md.
 -- @module navmesh
 local core = require "navmesh.core"
 
@@ -90,7 +90,7 @@ navmesh.debug = require "navmesh.debug"
 -- @tparam table triangles flat list of 1-based vertex numbers, three per triangle
 -- @tparam[opt] table config RecastDemo's settings in camelCase (`cellSize`,
 --   `agentRadius`, `tileSize`, `threads`, `partition`, `areas`,
---   `offMeshConnections`, `progress`, ...; see README "Building from triangles")
+--   `offMeshConnections`, `progress`, ...; see docs/api.md "Building from triangles")
 -- @tparam[opt] table opts `{ maxNodes = 2048 }`
 -- @return the mesh and a stats table `{ tiles, polys, peakBytes, ms = {...} }`,
 --   or `nil, msg, "ERR_EMPTY"` when nothing walkable comes out
@@ -101,13 +101,17 @@ navmesh.debug = require "navmesh.debug"
 -- @tparam string path
 -- @tparam[opt] table config as for `build`
 -- @tparam[opt] table opts as for `build`
--- @return as `build`; also `nil, msg, "ERR_IO"` (unreadable file) or
---   `nil, msg, "ERR_DATA"` (malformed: the message names the line)
+-- @return as `build`, with `stats.dropped = { lines, faces, triangles }` (what
+--   the reader passed over, see `parseObj`); also `nil, msg, "ERR_IO"`
+--   (unreadable file) or `nil, msg, "ERR_DATA"` (malformed: the message names the line)
 
 --- Parses Wavefront OBJ text.
 -- @function parseObj
 -- @tparam string text
--- @return `vertices, triangles` in the form `build` takes, or `nil, msg, "ERR_DATA"`
+-- @return `vertices, triangles` in the form `build` takes and `dropped =
+--   { lines, faces, triangles }`: rows that are no OBJ statement, faces with
+--   fewer than 3 indices or that lost triangles (an index out of range, past
+--   the 32nd), and the triangles lost; or `nil, msg, "ERR_DATA"`
 
 -- ---- optimal paths (implemented in C; documented here) ----
 
@@ -119,9 +123,11 @@ navmesh.debug = require "navmesh.debug"
 -- @tparam number ex,ey,ez end (on endRef)
 -- @tparam[opt] Filter filter
 -- @tparam[opt] table opts `{ optimal = true }`: the corridor of the shortest
---   X/Z path (any-angle search, see README "Truly shortest paths")
--- @return `polys, partial, outOfNodes`, and with `optimal` a fourth value
---   `fallback` (true: the filter's area costs differ, so this is the A* corridor)
+--   X/Z path (any-angle search, see docs/optimal-paths.md); `maxIterations = n`;
+--   `reachableOnly = true`; `out = t` (write the corridor into t)
+-- @return always five values: `polys, partial, outOfNodes, unfinished, fallback`;
+--   `unfinished`: maxIterations stopped the search; `fallback` (only with
+--   `optimal`): the filter's area costs differ, so this is the A* corridor
 
 --- Nearest polygons, corridor and straight path in one call.
 -- @function path
@@ -132,7 +138,7 @@ navmesh.debug = require "navmesh.debug"
 --   from the detail mesh)
 -- @return `points, partial`, and with `optimal` a third value `fallback`
 
--- ---- sharing one mesh between Lua states and threads (README: Hosts and compatibility) ----
+-- ---- sharing one mesh between Lua states and threads (docs/hosts.md) ----
 
 --- Publishes the mesh under `name` in the process-wide registry; the mesh
 -- becomes read-only (addTile, removeTile, setPolyFlags, setPolyArea raise).

@@ -76,6 +76,54 @@ describe("mesh:paths", function()
     assert.is_nil(part[2])
   end)
 
+  -- The promise of `out`/`partials`: a server answering a batch per tick
+  -- makes no garbage, also when the batch size changes from tick to tick and
+  -- when queries fail (a result turns false, then is a path again).
+  it("makes no garbage with out/partials when batch sizes vary and queries fail", function()
+    local S, E = marks.S, marks.E
+    local kinds = {
+      { S[1], S[2], S[3], E[1], E[2], E[3] },   -- a path
+      { 500, 0, 500, 1, 0, 1 },                  -- no polygon at the start
+      { S[1], S[2], S[3], 34.5, 0, 13.5 },       -- another island: false with reachableOnly
+    }
+    local batches = {}
+    for n = 1, 7 do -- sizes 1..7; each slot changes kind from one batch to the next
+      local q = {}
+      for i = 1, n do
+        for _, x in ipairs(kinds[(i + n) % 3 + 1]) do q[#q + 1] = x end
+      end
+      batches[#batches + 1] = q
+    end
+    for n = 6, 2, -1 do batches[#batches + 1] = batches[n] end
+    local out, partials = {}, {}
+    local opts = { out = out, partials = partials, reachableOnly = true }
+    local function round()
+      for _, q in ipairs(batches) do mesh:paths(q, opts) end
+    end
+    -- LuaJIT counts the memory of compiled traces as Lua memory: measure
+    -- with the compiler off, so the count is what the calls allocate.
+    if jit then jit.off() end
+    for _ = 1, 5 do round() end -- warm-up: every table the batches need exists
+    collectgarbage("collect")
+    collectgarbage("stop")
+    local before = collectgarbage("count")
+    for _ = 1, 100 do round() end -- 1,200 calls
+    local grew = collectgarbage("count") - before
+    collectgarbage("restart")
+    if jit then jit.on() end
+    print(("# paths: %.2f KiB of garbage in 1,200 calls of varying batches"):format(grew))
+    assert.is_true(grew < 2, ("%.2f KiB of garbage"):format(grew))
+    -- and the answers are still those of path()
+    local res, part = mesh:paths(batches[7], opts)
+    for i = 1, 7 do
+      local k = kinds[(i + 7) % 3 + 1]
+      local p, partial = mesh:path(k[1], k[2], k[3], k[4], k[5], k[6], { reachableOnly = true })
+      if p then assert.are.same(p, res[i]) else assert.is_false(res[i]) end
+      assert.are.equal(partial == true, part[i])
+    end
+    assert.are.equal(7, #res)
+  end)
+
   it("raises on malformed query lists", function()
     assert.has_error(function() mesh:paths({ 1, 2, 3 }) end)
     assert.has_error(function() mesh:paths({ 1, 2, 3, 4, 5, 0 / 0 }) end)

@@ -99,7 +99,7 @@ describe("navmesh.build", function()
     end)
     it("unknown config keys", function()
       assert.has_error(function() navmesh.build(s.vertices, s.triangles, { cellsize = 0.3 }) end,
-        "bad argument #3 to 'build' (unknown option 'cellsize')")
+        "unknown option 'cellsize' to 'navmesh.build' (did you mean 'cellSize'?)")
     end)
     it("out-of-range values", function()
       for _, bad in ipairs {

@@ -28,7 +28,7 @@ describe("<close>", function()
 
   it("closes a handle when it leaves its scope", function()
     local h = chunk(navmesh, gridlevel, "spec21-a")
-    assert.has_error(function() h:info() end, "attempt to use a closed navmesh.NavMesh")
+    assert.has_error(function() h:info() end, "NavMesh:info: attempt to use a closed navmesh.NavMesh")
     assert.are.equal("navmesh.NavMesh (closed)", tostring(h))
     navmesh.unshare("spec21-a")
   end)

@@ -80,7 +80,7 @@ describe("filter area-change cost", function()
     assert.has_error(function() navmesh.filter { areaChangeCost = { any = { [1] = 1 } } } end)
     local many = {}
     for a = 0, 40 do many[a] = { [63] = 1 } end
-    assert.has_error(function() navmesh.filter { areaChangeCost = many } end, "bad option 'areaChangeCost' (at most 32 area pairs)")
+    assert.has_error(function() navmesh.filter { areaChangeCost = many } end, "bad option 'areaChangeCost' to 'navmesh.filter' (at most 32 area pairs)")
     local f = navmesh.filter()
     assert.has_error(function() f:areaChangeCost(0, 64) end)
     assert.has_error(function() f:areaChangeCost(0, 1, 0 / 0) end)

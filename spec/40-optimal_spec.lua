@@ -96,11 +96,11 @@ describe("optimal paths: Lua contract", function()
   it("raises on bad options", function()
     local s = mesh:findNearestPoly(S[1], S[2], S[3])
     assert.has_error(function() mesh:findPath(s, s, 1, 0, 1, 1, 0, 1, nil, { optimal = 1 }) end,
-      "bad option 'optimal' (boolean expected, got number)")
+      "bad option 'optimal' to 'NavMesh:findPath' (boolean expected, got 1)")
     assert.has_error(function() mesh:findPath(s, s, 1, 0, 1, 1, 0, 1, nil, { optimum = true }) end)
     assert.has_error(function() mesh:findPath(s, s, 1, 0, 1, 1, 0, 1, nil, "optimal") end)
     assert.has_error(function() mesh:path(1, 0, 1, 2, 0, 2, { optimal = "yes" }) end,
-      "bad option 'optimal' (boolean expected, got string)")
+      "bad option 'optimal' to 'NavMesh:path' (boolean expected, got 'yes')")
   end)
 
   it("falls back to A* with non-uniform area costs, and says so", function()

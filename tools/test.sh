@@ -6,6 +6,8 @@
 # in build/test-logs/. The last line is "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
+# Every build the tests make treats warnings as errors (a plain `make` does not).
+export WERROR=${WERROR--Werror}
 B=build
 LOGS=$B/test-logs
 mkdir -p "$LOGS"
@@ -132,6 +134,8 @@ for pair in 5.4:lua5.4 jit:luajit 5.1:lua5.1 5.3:lua5.3; do
     FAIL=$((FAIL + 1))
   fi
 done
+
+run_suite "doctest" lua5.4 tools/doctest.lua # every ```lua block of README.md, docs/, examples/*/README.md
 
 # ---- hosts (issue 4): how the module is linked, nginx + lua-nginx-module,
 # eight Lua 5.4 states on eight threads over one shared mesh under TSan ----

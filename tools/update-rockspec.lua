@@ -7,11 +7,11 @@ local f = assert(io.open(name))
 local text = f:read("*a")
 f:close()
 local files = {}
-p = io.popen("ls src/core/*.c src/mesh/*.c src/query/*.c src/build/*.c src/debug/*.c 2>/dev/null")
+p = io.popen("ls src/*/*.c | grep -v '^src/lua/'") -- every folder of the core
 for line in p:lines() do files[#files + 1] = line end
 p:close()
 table.sort(files)
-p = io.popen("ls src/lua/*.c") -- the binding: lnavmesh.c, registry.c (shared meshes)
+p = io.popen("ls src/lua/*.c") -- the binding (src/lua/lnm.h maps its files)
 for line in p:lines() do files[#files + 1] = line end
 p:close()
 local list = {}

@@ -60,19 +60,56 @@ TEST(out_of_range_triangles_are_dropped) {
   CHECK(t.live == 0);
 }
 
-TEST(at_most_32_indices_per_face) {
-  char src[4096];
-  size_t n = 0;
-  int i, nv, nt, *tr;
-  float *v;
-  track t = {0, 0, 0, 0, 0};
+/* Writes at src + n: 40 vertices, the rows `between`, then one face of all
+ * 40 (of which the reader uses the first 32). */
+static void forty_and_a_long_face(char *src, size_t n, const char *between) {
+  int i;
   for (i = 0; i < 40; i++) n += (size_t)sprintf(src + n, "v %d 0 %d\n", i, i * i);
-  n += (size_t)sprintf(src + n, "f");
+  n += (size_t)sprintf(src + n, "%sf", between);
   for (i = 1; i <= 40; i++) n += (size_t)sprintf(src + n, " %d", i);
   sprintf(src + n, "\n");
+}
+
+TEST(at_most_32_indices_per_face) {
+  char src[4096];
+  int nv, nt, *tr;
+  float *v;
+  track t = {0, 0, 0, 0, 0};
+  forty_and_a_long_face(src, 0, "");
   CHECK(parse(src, &t, &v, &nv, &tr, &nt, NULL) == NM_OK);
   CHECK(nv == 40 && nt == 30);
   release(&t, v, nv, tr, nt);
+}
+
+/* What the reader passes over is counted: garbage rows, and faces that
+ * lose triangles (too few indices, an index out of range, past index 32). */
+TEST(dropped_rows_and_faces_are_counted) {
+  char src[4096];
+  size_t n = 0;
+  int nv, nt, *tr;
+  float *v;
+  track t = {0, 0, 0, 0, 0};
+  nm_alloc a;
+  nm_obj_dropped d;
+  a.fn = track_fn;
+  a.ud = &t;
+  n += (size_t)sprintf(src + n, "# fine\nmtllib m\no x\ng y\nvn 0 1 0\nvt 0 0\ns 1\nusemtl z\n");
+  n += (size_t)sprintf(src + n, "garbage here\nvv 1 2 3\n{\n"); /* 3 garbage rows */
+  /* faces: too few indices; fine; 1 of 2 triangles lost; both lost; the long
+   * face loses the 8 triangles past index 32 */
+  forty_and_a_long_face(src, n, "f 1 2\nf 1 2 3\nf 1 2 3 99\nf 0 1 2 3\n");
+  CHECK(nm_obj_parse_counted(src, strlen(src), &a, NULL, &v, &nv, &tr, &nt, &d) == NM_OK);
+  CHECK(nv == 40 && nt == 1 + 1 + 0 + 30);
+  CHECK(d.lines == 3);
+  CHECK(d.faces == 4);
+  CHECK(d.triangles == 0 + 1 + 2 + 8);
+  release(&t, v, nv, tr, nt);
+  /* a clean file drops nothing; the counts are zeroed first */
+  d.lines = d.faces = d.triangles = 7;
+  CHECK(nm_obj_parse_counted("v 0 0 0\nv 1 0 0\nv 1 0 1\nf 1 2 3\n", 32, &a, NULL, &v, &nv, &tr, &nt, &d) == NM_OK);
+  CHECK(nt == 1 && d.lines == 0 && d.faces == 0 && d.triangles == 0);
+  release(&t, v, nv, tr, nt);
+  CHECK(t.live == 0);
 }
 
 TEST(empty_text_is_empty_geometry) {
@@ -168,6 +205,7 @@ int main(void) {
   RUN(slashes_negative_crlf_blank_lines);
   RUN(out_of_range_triangles_are_dropped);
   RUN(at_most_32_indices_per_face);
+  RUN(dropped_rows_and_faces_are_counted);
   RUN(empty_text_is_empty_geometry);
   RUN(malformed_rows);
   RUN(line_numbers_in_messages);

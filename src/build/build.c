@@ -270,6 +270,23 @@ static nm_status volume_areas(nm_build_ctx *ctx) {
 
 /* ---- solo and tiled builds ---- */
 
+/* ERR_EMPTY with the likely reason nothing walkable came out: triangles
+ * wound the wrong way (facing down), all too steep, or walkable ones that
+ * left no region (too small, or too narrow or low for the agent). */
+static nm_status no_walkable(const nm_build_ctx *ctx, nm_diag *diag) {
+  int up, down;
+  nm_count_walkable_triangles(ctx->rc.walkable_slope, ctx->verts, ctx->tris, ctx->ntris, &up, &down);
+  if (up == 0 && down > 0)
+    return nm_diag_set(diag, NM_ERR_EMPTY, "triangles",
+                       "%d of %d triangles face down (wound clockwise seen from above): reverse them", down,
+                       ctx->ntris);
+  if (up == 0)
+    return nm_diag_set(diag, NM_ERR_EMPTY, "agentMaxSlope", "no triangle is flatter than agentMaxSlope (%g degrees)",
+                       (double)ctx->rc.walkable_slope);
+  return nm_diag_set(diag, NM_ERR_EMPTY, "agentRadius",
+                     "%d walkable triangles left no region (regionMinSize, agentRadius, agentHeight)", up);
+}
+
 /* One tile over the whole box; the mesh is shaped by that tile. */
 static nm_status build_solo(nm_build_ctx *ctx, const nm_alloc *alloc, nm_diag *diag, nm_navmesh **out,
                             nm_build_stats *stats) {
@@ -282,7 +299,7 @@ static nm_status build_solo(nm_build_ctx *ctx, const nm_alloc *alloc, nm_diag *d
     return r.st;
   }
   nm_stats_add(stats, &r.stats);
-  if (!r.blob) return nm_diag_set(diag, NM_ERR_EMPTY, NULL, "no walkable polygons");
+  if (!r.blob) return no_walkable(ctx, diag);
   st = nm_navmesh_load(r.blob, r.size, alloc, diag, out);
   nm_free(&ctx->a, r.blob, r.size);
   if (st < 0) return st;
@@ -324,7 +341,7 @@ static nm_status build_tiled(nm_build_ctx *ctx, const nm_alloc *alloc, nm_diag *
   if ((st = nm_navmesh_new(&p, alloc, diag, &mesh)) < 0) return st;
   st = nm_build_tiled_tris(ctx);
   if (st >= 0) st = nm_build_tiles(ctx, mesh, diag, stats);
-  if (st >= 0 && stats->tiles == 0) st = nm_diag_set(diag, NM_ERR_EMPTY, NULL, "no walkable polygons");
+  if (st >= 0 && stats->tiles == 0) st = no_walkable(ctx, diag);
   if (st < 0) {
     nm_navmesh_release(mesh);
     return st;

@@ -168,6 +168,10 @@ NM_INTERNAL nm_status nm_hf_init(nm_heightfield *hf, const nm_alloc *a, int widt
 NM_INTERNAL void nm_hf_free(nm_heightfield *hf);
 NM_INTERNAL void nm_mark_walkable_triangles(float max_slope_deg, const float *verts, const int *tris,
                                             int ntris, uint8_t *areas);
+/* How many triangles are walkable as wound (*up), and how many would be if
+ * wound the other way (*down: they face down). */
+NM_INTERNAL void nm_count_walkable_triangles(float max_slope_deg, const float *verts, const int *tris,
+                                             int ntris, int *up, int *down);
 NM_INTERNAL nm_status nm_hf_rasterize(nm_heightfield *hf, const float *verts, const int *tris,
                                       const uint8_t *areas, int ntris, int merge_climb);
 /* filter.c: nm_hf_filter runs the chosen filters (NM_FILTER_* bits) in one

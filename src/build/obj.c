@@ -8,7 +8,8 @@
  * "f a b c ..." adds the fan (v0, v[i-1], v[i]) of its first 32 indices;
  * each token is cut at its first '/', positive indices are 1-based and
  * negative ones count back from the last vertex read so far; a triangle with
- * an index out of range is dropped, as RecastDemo drops it.
+ * an index out of range is dropped, as RecastDemo drops it. What is dropped
+ * (rows that are no OBJ statement, faces that lose triangles) is counted.
  * Differences from RecastDemo, all on input it would misread: a vertex row
  * without three finite numbers, or a face token that is not an integer, is
  * ERR_DATA here (RecastDemo keeps stale or zero values); rows are not cut at
@@ -33,6 +34,7 @@ typedef struct obj_state {
   size_t rcap;
   long line;             /* 1-based line number of the text position */
   long row_line;         /* line on which the current row starts */
+  nm_obj_dropped dropped;
 } obj_state;
 
 /* ---- growing ---- */
@@ -157,16 +159,31 @@ static int parse_index(const char *tok, size_t n, size_t nverts, long *out) {
   return 1;
 }
 
+/* Counts a face row that named `named` triangles and gave `made`: a row
+ * with fewer than 3 indices (naming none) or one that lost triangles. */
+static void count_face(obj_state *s, long long named, long long made) {
+  long long lost;
+  if (named > 0 && made == named) return;
+  lost = (long long)s->dropped.triangles + (named - made);
+  if (s->dropped.faces < INT_MAX) s->dropped.faces++;
+  s->dropped.triangles = lost > INT_MAX ? INT_MAX : (int)lost;
+}
+
 /* "f a b c ..." -> the fan of its first 32 indices, dropping triangles with
  * an index out of range. */
 static nm_status face_row(obj_state *s, size_t rlen) {
   long idx[OBJ_MAX_FACE];
+  long long tokens = 0, made = 0;
   size_t at = 1, ts, tl;
   int n = 0, i;
-  while (n < OBJ_MAX_FACE && next_token(s->row, rlen, &at, &ts, &tl)) {
-    if (!parse_index(s->row + ts, tl, s->nverts, &idx[n]))
-      return nm_diag_set(s->diag, NM_ERR_DATA, "obj", "line %ld: face index %d is not an integer", s->row_line, n + 1);
-    n++;
+  while (next_token(s->row, rlen, &at, &ts, &tl)) {
+    if (n < OBJ_MAX_FACE) {
+      if (!parse_index(s->row + ts, tl, s->nverts, &idx[n]))
+        return nm_diag_set(s->diag, NM_ERR_DATA, "obj", "line %ld: face index %d is not an integer", s->row_line,
+                           n + 1);
+      n++;
+    }
+    tokens++;
   }
   for (i = 2; i < n; i++) {
     int *t;
@@ -183,8 +200,26 @@ static nm_status face_row(obj_state *s, size_t rlen) {
     t[1] = (int)idx[i - 1];
     t[2] = (int)idx[i];
     s->ntris++;
+    made++;
   }
+  count_face(s, tokens > 2 ? tokens - 2 : 0, made);
   return NM_OK;
+}
+
+/* Is the row's first word an OBJ statement (the Wavefront keywords)? Rows
+ * that are not, and are no comment, are counted as dropped. */
+static int is_statement(const char *row, size_t rlen) {
+  static const char *const words[] = {
+    "v", "vt", "vn", "vp", "f", "l", "p", "o", "g", "s", "mg", "usemtl", "mtllib", "cstype", "deg", "bmat",
+    "step", "curv", "curv2", "surf", "parm", "trim", "hole", "scrv", "sp", "end", "con", "bevel", "c_interp",
+    "d_interp", "lod", "maplib", "usemap", "shadow_obj", "trace_obj", "ctech", "stech", "call", "csh", NULL};
+  size_t n = 0;
+  int i;
+  if (row[0] == '#') return 1;
+  while (n < rlen && !is_blank(row[n])) n++;
+  for (i = 0; words[i]; i++)
+    if (strlen(words[i]) == n && memcmp(words[i], row, n) == 0) return 1;
+  return 0;
 }
 
 /* ---- the parse ---- */
@@ -200,6 +235,7 @@ static nm_status parse_rows(obj_state *s, const char *text, size_t len) {
     if (rlen == 0) break;
     if (s->row[0] == 'v' && (rlen == 1 || is_blank(s->row[1]))) st = vertex_row(s, (size_t)rlen);
     else if (s->row[0] == 'f' && (rlen == 1 || is_blank(s->row[1]))) st = face_row(s, (size_t)rlen);
+    else if (!is_statement(s->row, (size_t)rlen) && s->dropped.lines < INT_MAX) s->dropped.lines++;
     if (st < 0) return st;
   }
   return NM_OK;
@@ -223,11 +259,12 @@ static int shrink(obj_state *s, void **p, size_t *cap, size_t used, size_t item)
   return 1;
 }
 
-nm_status nm_obj_parse(const char *text, size_t len, const nm_alloc *alloc, nm_diag *diag,
-                       float **verts, int *nverts, int **tris, int *ntris) {
+nm_status nm_obj_parse_counted(const char *text, size_t len, const nm_alloc *alloc, nm_diag *diag,
+                               float **verts, int *nverts, int **tris, int *ntris, nm_obj_dropped *dropped) {
   obj_state s;
   nm_status st;
   void *pv, *pt;
+  if (dropped) memset(dropped, 0, sizeof *dropped);
   if (!verts || !nverts || !tris || !ntris || (!text && len))
     return nm_diag_set(diag, NM_ERR_PARAM, "obj", "missing argument");
   *verts = NULL;
@@ -252,7 +289,13 @@ nm_status nm_obj_parse(const char *text, size_t len, const nm_alloc *alloc, nm_d
   *tris = (int *)pt;
   *nverts = (int)s.nverts;
   *ntris = (int)s.ntris;
+  if (dropped) *dropped = s.dropped;
   return NM_OK;
+}
+
+nm_status nm_obj_parse(const char *text, size_t len, const nm_alloc *alloc, nm_diag *diag,
+                       float **verts, int *nverts, int **tris, int *ntris) {
+  return nm_obj_parse_counted(text, len, alloc, diag, verts, nverts, tris, ntris, NULL);
 }
 
 void nm_obj_free(const nm_alloc *alloc, float *verts, int nverts, int *tris, int ntris) {

@@ -127,23 +127,37 @@ static nm_status hf_add_span(nm_heightfield *hf, int x, int z, unsigned smin, un
  * e0 x e1 with e0 = v1 - v0 and e1 = v2 - v0, so walkable triangles wind
  * clockwise seen from above (Recast's convention). Every triangle gets an
  * answer: NM_NULL_AREA for steep, downward, degenerate and NaN ones. */
+/* The Y component of triangle t's unit normal (v1 - v0) x (v2 - v0): the
+ * cosine of its slope, negative when it faces down; NaN for zero-area or
+ * non-finite triangles, which are never walkable either way. */
+static float tri_up(const float *verts, const int *t) {
+  const float *v0 = &verts[t[0] * 3], *v1 = &verts[t[1] * 3], *v2 = &verts[t[2] * 3];
+  float e0[3], e1[3], n[3], len;
+  nm_vsub(e0, v1, v0);
+  nm_vsub(e1, v2, v0);
+  n[0] = e0[1] * e1[2] - e0[2] * e1[1];
+  n[1] = e0[2] * e1[0] - e0[0] * e1[2];
+  n[2] = e0[0] * e1[1] - e0[1] * e1[0];
+  len = sqrtf(nm_vlen_sqr(n));
+  return (len > 0 && isfinite(len)) ? n[1] * (1.0f / len) : NAN;
+}
+
 void nm_mark_walkable_triangles(float max_slope_deg, const float *verts, const int *tris,
                                 int ntris, uint8_t *areas) {
   const float thr = cosf(max_slope_deg / 180.0f * 3.14159265f);
   int i;
+  for (i = 0; i < ntris; i++) areas[i] = tri_up(verts, &tris[i * 3]) > thr ? NM_WALKABLE_AREA : NM_NULL_AREA;
+}
+
+void nm_count_walkable_triangles(float max_slope_deg, const float *verts, const int *tris, int ntris,
+                                 int *up, int *down) {
+  const float thr = cosf(max_slope_deg / 180.0f * 3.14159265f);
+  int i;
+  *up = *down = 0;
   for (i = 0; i < ntris; i++) {
-    const float *v0 = &verts[tris[i * 3] * 3], *v1 = &verts[tris[i * 3 + 1] * 3];
-    const float *v2 = &verts[tris[i * 3 + 2] * 3];
-    float e0[3], e1[3], n[3], len;
-    nm_vsub(e0, v1, v0);
-    nm_vsub(e1, v2, v0);
-    n[0] = e0[1] * e1[2] - e0[2] * e1[1];
-    n[1] = e0[2] * e1[0] - e0[0] * e1[2];
-    n[2] = e0[0] * e1[1] - e0[1] * e1[0];
-    len = sqrtf(nm_vlen_sqr(n));
-    /* zero-area or non-finite triangles never become walkable */
-    areas[i] = (len > 0 && isfinite(len) && n[1] * (1.0f / len) > thr) ? NM_WALKABLE_AREA
-                                                                        : NM_NULL_AREA;
+    const float c = tri_up(verts, &tris[i * 3]);
+    if (c > thr) (*up)++;
+    else if (-c > thr) (*down)++;
   }
 }
 

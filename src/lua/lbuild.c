@@ -15,16 +15,26 @@ static void *kept_block(lua_State *L, int keep, size_t n) {
   return p;
 }
 
-/* Flat list at argument idx whose length is a multiple of 3: finite
- * numbers as floats (max_index < 0), or 1-based vertex numbers up to
- * max_index as 0-based ints. *count gets the number of triples. */
-static void *arg_triples(lua_State *L, int idx, int keep, int max_index, int *count) {
+/* Raises for the list at idx: argument idx when `in` is NULL, else the
+ * option with key path `in`. */
+static int list_error(lua_State *L, int idx, const char *in, const char *msg) {
+  if (in) return lnm_opterror(L, in, "%s", msg);
+  return luaL_argerror(L, idx, msg);
+}
+
+/* Flat list at idx (argument idx, or the option `in` when not NULL) whose
+ * length is a multiple of 3: finite numbers as floats (max_index < 0), or
+ * 1-based vertex numbers up to max_index as 0-based ints. *count gets the
+ * number of triples. */
+static void *arg_triples(lua_State *L, int idx, const char *in, int keep, int max_index, int *count) {
   size_t i, n;
   float *f;
   int *k;
-  luaL_checktype(L, idx, LUA_TTABLE);
+  if (!in) luaL_checktype(L, idx, LUA_TTABLE);
   n = lua_rawlen(L, idx);
-  if (n % 3 || n / 3 > 0x7fffffff / 3) luaL_argerror(L, idx, "flat list of triples expected (length a multiple of 3)");
+  if (n % 3 || n / 3 > 0x7fffffff / 3)
+    list_error(L, idx, in, lua_pushfstring(L, "flat list of triples expected (length a multiple of 3), got length %d",
+                                           (int)n));
   f = (float *)kept_block(L, keep, n * 4);
   k = (int *)(void *)f;
   for (i = 0; i < n; i++) {
@@ -33,11 +43,13 @@ static void *arg_triples(lua_State *L, int idx, int keep, int max_index, int *co
     x = lua_tonumber(L, -1);
     if (max_index < 0) {
       if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38)
-        luaL_argerror(L, idx, lua_pushfstring(L, "item %d is not a finite number", (int)i + 1));
+        list_error(L, idx, in, lua_pushfstring(L, "item %d: finite number expected, got %s", (int)i + 1,
+                                               lnm_got(L, lua_gettop(L))));
       f[i] = (float)x;
     } else {
       if (lua_type(L, -1) != LUA_TNUMBER || x != floor(x) || x < 1 || x > max_index)
-        luaL_argerror(L, idx, lua_pushfstring(L, "index %d is not a vertex number in 1..%d", (int)i + 1, max_index));
+        list_error(L, idx, in, lua_pushfstring(L, "item %d: vertex number in 1..%d expected, got %s", (int)i + 1,
+                                               max_index, lnm_got(L, lua_gettop(L))));
       k[i] = (int)x - 1;
     }
     lua_pop(L, 1);
@@ -46,41 +58,52 @@ static void *arg_triples(lua_State *L, int idx, int keep, int max_index, int *co
   return f;
 }
 
-/* A {x, y, z} field of the volume table at v, or raises. */
-static void volume_vec3(lua_State *L, int v, int i, const char *key, float out[3]) {
-  if (!lnm_field_vec3(L, v, key, out)) luaL_error(L, "bad area volume %d ('%s' {x, y, z} required)", i, key);
+/* A {x, y, z} field of the volume table at v (itself `in`), or raises. */
+static void volume_vec3(lua_State *L, int v, const char *in, const char *key, float out[3]) {
+  if (!lnm_subfield_vec3(L, v, in, key, out))
+    lnm_opterror(L, lua_pushfstring(L, "%s.%s", in, key), "{x, y, z} required for this kind, got nil");
 }
 
-/* One area volume table {kind=, area=, ...shape...}. */
-static void read_volume(lua_State *L, int v, int i, int keep, nm_area_volume *out) {
+/* One area volume table {kind=, area=, ...shape...}; `in` is its key path. */
+static void read_volume(lua_State *L, int v, const char *in, int keep, nm_area_volume *out) {
   static const char *const keys[] = {"kind", "area", "vertices", "hmin", "hmax", "bmin", "bmax",
                                      "center", "radius", "height", NULL};
   static const char *const kinds[] = {"convex", "box", "cylinder", NULL};
   int k;
-  lnm_check_keys(L, v, keys);
+  lnm_check_subkeys(L, v, in, keys);
   lua_getfield(L, v, "kind");
   for (k = 0; kinds[k] && !(lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), kinds[k]) == 0); k++) {}
-  if (!kinds[k]) luaL_error(L, "bad area volume %d (kind must be \"convex\", \"box\" or \"cylinder\")", i);
+  if (!kinds[k]) {
+    const char *got = lnm_got(L, lua_gettop(L));
+    lnm_opterror(L, lua_pushfstring(L, "%s.kind", in), "\"convex\", \"box\" or \"cylinder\" expected, got %s", got);
+  }
   lua_pop(L, 1);
   out->kind = k;
-  out->area = (int)lnm_field_int(L, v, "area", 0, -1, 62);
+  out->area = (int)lnm_subfield_int(L, v, in, "area", 0, -1, 62);
   if (k == NM_VOLUME_CONVEX) {
+    int list;
+    const char *path;
     lua_getfield(L, v, "vertices");
-    if (!lua_istable(L, -1)) luaL_error(L, "bad area volume %d ('vertices' {x,y,z, ...} required)", i);
-    out->verts = (const float *)arg_triples(L, lua_gettop(L), keep, -1, &out->nverts);
-    lua_pop(L, 1);
-    if (out->nverts < 3) luaL_error(L, "bad area volume %d (at least 3 vertices)", i);
-    out->hmin = (float)lnm_field_number(L, v, "hmin", -HUGE_VAL, -HUGE_VAL);
-    out->hmax = (float)lnm_field_number(L, v, "hmax", HUGE_VAL, -HUGE_VAL);
-    if (!isfinite(out->hmin) || !isfinite(out->hmax) || out->hmin > out->hmax)
-      luaL_error(L, "bad area volume %d (finite hmin <= hmax required)", i);
+    list = lua_gettop(L);
+    path = lua_pushfstring(L, "%s.vertices", in);
+    if (!lua_istable(L, list))
+      lnm_opterror(L, path, "{x,y,z, ...} required for a convex volume, got %s", lnm_got(L, list));
+    out->verts = (const float *)arg_triples(L, list, path, keep, -1, &out->nverts);
+    if (out->nverts < 3) lnm_opterror(L, path, "at least 3 points expected, got %d", out->nverts);
+    lua_pop(L, 2);
+    out->hmin = (float)lnm_subfield_number(L, v, in, "hmin", -HUGE_VAL, -HUGE_VAL);
+    out->hmax = (float)lnm_subfield_number(L, v, in, "hmax", HUGE_VAL, -HUGE_VAL);
+    if (!isfinite(out->hmin) || !isfinite(out->hmax) || out->hmin > out->hmax) {
+      const char *lo = lnm_number(L, out->hmin), *hi = lnm_number(L, out->hmax);
+      lnm_opterror(L, in, "finite hmin <= finite hmax required, got hmin %s, hmax %s", lo, hi);
+    }
   } else if (k == NM_VOLUME_BOX) {
-    volume_vec3(L, v, i, "bmin", out->bmin);
-    volume_vec3(L, v, i, "bmax", out->bmax);
+    volume_vec3(L, v, in, "bmin", out->bmin);
+    volume_vec3(L, v, in, "bmax", out->bmax);
   } else {
-    volume_vec3(L, v, i, "center", out->center);
-    out->radius = (float)lnm_field_number(L, v, "radius", 0, 0);
-    out->height = (float)lnm_field_number(L, v, "height", 0, 0);
+    volume_vec3(L, v, in, "center", out->center);
+    out->radius = (float)lnm_subfield_number(L, v, in, "radius", 0, 0);
+    out->height = (float)lnm_subfield_number(L, v, in, "height", 0, 0);
   }
 }
 
@@ -90,15 +113,16 @@ static void read_volumes(lua_State *L, int t, int keep, nm_build_config *c) {
   nm_area_volume *vols;
   lua_getfield(L, t, "areas");
   if (lua_isnil(L, -1)) { lua_pop(L, 1); return; }
-  if (!lua_istable(L, -1)) luaL_error(L, "bad option 'areas' (list of volumes expected)");
+  if (!lua_istable(L, -1)) lnm_opterror(L, "areas", "list of volumes expected, got %s", lnm_got(L, lua_gettop(L)));
   list = lua_gettop(L);
   n = (int)lua_rawlen(L, list);
   vols = (nm_area_volume *)kept_block(L, keep, (size_t)n * sizeof *vols);
   for (i = 0; i < n; i++) {
+    const char *in = lua_pushfstring(L, "areas[%d]", i + 1);
     lua_rawgeti(L, list, i + 1);
-    if (!lua_istable(L, -1)) luaL_error(L, "bad area volume %d (table expected)", i + 1);
-    read_volume(L, lua_gettop(L), i + 1, keep, &vols[i]);
-    lua_pop(L, 1);
+    if (!lua_istable(L, -1)) lnm_opterror(L, in, "volume table expected, got %s", lnm_got(L, lua_gettop(L)));
+    read_volume(L, lua_gettop(L), in, keep, &vols[i]);
+    lua_pop(L, 2);
   }
   lua_pop(L, 1);
   c->volumes = vols;
@@ -110,7 +134,7 @@ static int field_bool(lua_State *L, int t, const char *key, int def) {
   int v = def;
   lua_getfield(L, t, key);
   if (!lua_isnil(L, -1)) {
-    if (!lua_isboolean(L, -1)) luaL_error(L, "bad option '%s' (boolean expected)", key);
+    if (!lua_isboolean(L, -1)) lnm_opterror(L, key, "boolean expected, got %s", lnm_got(L, lua_gettop(L)));
     v = lua_toboolean(L, -1);
   }
   lua_pop(L, 1);
@@ -124,7 +148,9 @@ static int field_partition(lua_State *L, int t) {
   lua_getfield(L, t, "partition");
   if (!lua_isnil(L, -1)) {
     for (k = 0; names[k] && !(lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), names[k]) == 0); k++) {}
-    if (!names[k]) luaL_error(L, "bad option 'partition' (\"watershed\", \"monotone\" or \"layers\" expected)");
+    if (!names[k])
+      lnm_opterror(L, "partition", "\"watershed\", \"monotone\" or \"layers\" expected, got %s",
+                   lnm_got(L, lua_gettop(L)));
   }
   lua_pop(L, 1);
   return k;
@@ -135,17 +161,25 @@ static void field_bounds(lua_State *L, int t, nm_build_config *c) {
   int i;
   lua_getfield(L, t, "bounds");
   if (!lua_isnil(L, -1)) {
-    if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 6) luaL_error(L, "bad option 'bounds' ({minx, miny, minz, maxx, maxy, maxz} expected)");
+    if (!lua_istable(L, -1) || lua_rawlen(L, -1) != 6)
+      lnm_opterror(L, "bounds", "{minx, miny, minz, maxx, maxy, maxz} expected, got %s", lua_istable(L, -1)
+                   ? lua_pushfstring(L, "%d numbers", (int)lua_rawlen(L, -1)) : lnm_got(L, lua_gettop(L)));
     for (i = 0; i < 6; i++) {
       lua_Number x;
       lua_rawgeti(L, -1, i + 1);
       x = lua_tonumber(L, -1);
-      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38) luaL_error(L, "bad option 'bounds' (finite numbers expected)");
+      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38) {
+        const char *got = lnm_got(L, lua_gettop(L));
+        lnm_opterror(L, lua_pushfstring(L, "bounds[%d]", i + 1), "finite number expected, got %s", got);
+      }
       (i < 3 ? c->bmin : c->bmax)[i % 3] = (float)x;
       lua_pop(L, 1);
     }
     for (i = 0; i < 3; i++)
-      if (c->bmin[i] > c->bmax[i]) luaL_error(L, "bad option 'bounds' (min must not exceed max)");
+      if (c->bmin[i] > c->bmax[i]) {
+        const char *lo = lnm_number(L, c->bmin[i]), *hi = lnm_number(L, c->bmax[i]);
+        lnm_opterror(L, "bounds", "min <= max expected, got %s > %s on axis %d", lo, hi, i + 1);
+      }
   }
   lua_pop(L, 1);
 }
@@ -197,7 +231,7 @@ static void read_build_config(lua_State *L, int idx, int keep, nm_build_config *
   if (c->offmesh) lua_rawseti(L, keep, (int)lua_rawlen(L, keep) + 1); /* its lnm_scratch block, pushed */
   lua_getfield(L, idx, "progress");
   if (!lua_isnil(L, -1)) {
-    if (!lua_isfunction(L, -1)) luaL_error(L, "bad option 'progress' (function expected)");
+    if (!lua_isfunction(L, -1)) lnm_opterror(L, "progress", "function expected, got %s", lnm_got(L, lua_gettop(L)));
     *progress = lua_gettop(L);
   } else {
     lua_pop(L, 1);
@@ -284,8 +318,8 @@ static int lnm_build(lua_State *L) {
   lua_settop(L, 4);
   lua_newtable(L);
   keep = lua_gettop(L);
-  v = (const float *)arg_triples(L, 1, keep, -1, &nv);
-  t = (const int *)arg_triples(L, 2, keep, nv, &nt);
+  v = (const float *)arg_triples(L, 1, NULL, keep, -1, &nv);
+  t = (const int *)arg_triples(L, 2, NULL, keep, nv, &nt);
   read_build_config(L, 3, keep, &c, &progress);
   return build_and_push(L, v, nv, t, nt, &c, progress, 3, 4, "build");
 }
@@ -322,17 +356,36 @@ static lnm_obj *new_obj(lua_State *L) {
   return o;
 }
 
-/* navmesh.parseObj(text) -> vertices, triangles (flat lists, 1-based) */
+/* Pushes {lines=, faces=, triangles=}: what the OBJ reader dropped. */
+static void push_dropped(lua_State *L, const nm_obj_dropped *d) {
+  lua_createtable(L, 0, 3);
+  lnm_set_int(L, "lines", d->lines);
+  lnm_set_int(L, "faces", d->faces);
+  lnm_set_int(L, "triangles", d->triangles);
+}
+
+/* What a failed OBJ parse gives: raises when out of memory, else pushes
+ * nil, "<what>: bad OBJ data: line N: <why>", "ERR_DATA" (returns 3). */
+static int obj_failure(lua_State *L, nm_status st, const nm_diag *diag, const char *what) {
+  if (st == NM_ERR_NOMEM) lnm_raise_status(L, what, st, NULL);
+  lua_pushnil(L);
+  lua_pushfstring(L, "%s: bad OBJ data: %s", what, diag->msg[0] ? diag->msg : nm_strerror(st));
+  lua_pushstring(L, nm_status_name(st));
+  return 3;
+}
+
+/* navmesh.parseObj(text) -> vertices, triangles (flat lists, 1-based),
+ * dropped ({lines=, faces=, triangles=} the reader passed over) */
 static int lnm_parse_obj(lua_State *L) {
   size_t len, i;
   const char *text = luaL_checklstring(L, 1, &len);
   lnm_obj *o = new_obj(L);
+  nm_obj_dropped dropped;
   nm_diag diag;
   nm_status st;
   memset(&diag, 0, sizeof diag);
-  st = nm_obj_parse(text, len, &o->a, &diag, &o->v, &o->nv, &o->t, &o->nt);
-  if (st == NM_ERR_NOMEM) lnm_raise_status(L, "parseObj", st, NULL);
-  if (st < 0) return lnm_push_fail(L, "parseObj", st, &diag);
+  st = nm_obj_parse_counted(text, len, &o->a, &diag, &o->v, &o->nv, &o->t, &o->nt, &dropped);
+  if (st < 0) return obj_failure(L, st, &diag, "parseObj");
   lua_createtable(L, o->nv * 3, 0);
   for (i = 0; i < (size_t)o->nv * 3; i++) {
     lua_pushnumber(L, o->v[i]);
@@ -343,19 +396,22 @@ static int lnm_parse_obj(lua_State *L) {
     lua_pushinteger(L, o->t[i] + 1);
     lua_rawseti(L, -2, (int)i + 1);
   }
-  return 2;
+  push_dropped(L, &dropped);
+  return 3;
 }
 
-/* navmesh.buildObj(path [, config [, opts]]) -> mesh, stats */
+/* navmesh.buildObj(path [, config [, opts]]) -> mesh, stats (stats.dropped:
+ * what the OBJ reader passed over) */
 static int lnm_build_obj(lua_State *L) {
   const char *path = luaL_checkstring(L, 1), *err = NULL, *what;
   nm_build_config c;
-  int progress, keep;
+  nm_obj_dropped dropped;
+  nm_diag diag;
+  nm_status st;
+  int progress, keep, r;
   size_t len = 0, cap = 0;
   char *buf;
   lnm_obj *o;
-  nm_diag diag;
-  nm_status st;
   void *ud;
   lua_Alloc fn = lua_getallocf(L, &ud);
   lua_settop(L, 3);
@@ -372,11 +428,15 @@ static int lnm_build_obj(lua_State *L) {
     return 3;
   }
   memset(&diag, 0, sizeof diag);
-  st = nm_obj_parse(buf, len, &o->a, &diag, &o->v, &o->nv, &o->t, &o->nt);
+  st = nm_obj_parse_counted(buf, len, &o->a, &diag, &o->v, &o->nv, &o->t, &o->nt, &dropped);
   fn(ud, buf, cap, 0);
-  if (st == NM_ERR_NOMEM) lnm_raise_status(L, what, st, NULL);
-  if (st < 0) return lnm_push_fail(L, what, st, &diag);
-  return build_and_push(L, o->v, o->nv, o->t, o->nt, &c, progress, 2, 3, "buildObj");
+  if (st < 0) return obj_failure(L, st, &diag, what);
+  r = build_and_push(L, o->v, o->nv, o->t, o->nt, &c, progress, 2, 3, "buildObj");
+  if (r == 2) {
+    push_dropped(L, &dropped);
+    lua_setfield(L, -2, "dropped");
+  }
+  return r;
 }
 
 /* ---- registration ---- */

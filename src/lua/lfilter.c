@@ -20,14 +20,17 @@ static int lnm_filter_new(lua_State *L) {
   f->exclude_flags = (uint16_t)lnm_field_int(L, t, "exclude", 0, 0, 0xffff);
   lua_getfield(L, t, "areaCost");
   if (!lua_isnil(L, -1)) {
-    if (!lua_istable(L, -1)) luaL_error(L, "bad option 'areaCost' (table expected)");
+    if (!lua_istable(L, -1))
+      lnm_opterror(L, "areaCost", "table {[area] = cost} expected, got %s", lnm_got(L, lua_gettop(L)));
     lua_pushnil(L);
     while (lua_next(L, -2)) {
       lua_Number k = lua_tonumber(L, -2), v = lua_tonumber(L, -1);
       if (lua_type(L, -2) != LUA_TNUMBER || k != floor(k) || k < 0 || k >= NM_MAX_AREAS)
-        luaL_error(L, "bad option 'areaCost' (keys must be areas 0..63)");
-      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(v) || v < 0)
-        luaL_error(L, "bad option 'areaCost' (costs must be finite numbers >= 0)");
+        lnm_opterror(L, "areaCost", "keys must be areas 0..63, got %s", lnm_got(L, lua_gettop(L) - 1));
+      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(v) || v < 0) {
+        const char *got = lnm_got(L, lua_gettop(L));
+        lnm_opterror(L, lua_pushfstring(L, "areaCost[%d]", (int)k), "costs must be finite numbers >= 0, got %s", got);
+      }
       f->area_cost[(int)k] = (float)v;
       lua_pop(L, 1);
     }
@@ -41,10 +44,11 @@ static int lnm_filter_new(lua_State *L) {
 static int lnm_filter_area_cost(lua_State *L) {
   nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
   lua_Integer area = lnm_checkinteger(L, 2);
-  if (area < 0 || area >= NM_MAX_AREAS) luaL_argerror(L, 2, "area must be 0..63");
+  if (area < 0 || area >= NM_MAX_AREAS) luaL_argerror(L, 2, lua_pushfstring(L, "area in 0..63 expected, got %s", lnm_got(L, 2)));
   if (!lua_isnoneornil(L, 3)) {
     lua_Number c = luaL_checknumber(L, 3);
-    if (!isfinite(c) || c < 0) luaL_argerror(L, 3, "cost must be a finite number >= 0");
+    if (!isfinite(c) || c < 0)
+      luaL_argerror(L, 3, lua_pushfstring(L, "cost must be a finite number >= 0, got %s", lnm_got(L, 3)));
     f->area_cost[area] = (float)c;
   }
   lua_pushnumber(L, f->area_cost[area]);
@@ -57,7 +61,7 @@ static int filter_flags(lua_State *L, int which) {
   uint16_t *v = which ? &f->exclude_flags : &f->include_flags;
   if (!lua_isnoneornil(L, 2)) {
     lua_Integer n = lnm_checkinteger(L, 2);
-    if (n < 0 || n > 0xffff) luaL_argerror(L, 2, "flags must be 0..65535");
+    if (n < 0 || n > 0xffff) luaL_argerror(L, 2, lua_pushfstring(L, "flags in 0..65535 expected, got %s", lnm_got(L, 2)));
     *v = (uint16_t)n;
   }
   lua_pushinteger(L, *v);
@@ -68,21 +72,25 @@ static int lnm_filter_exclude(lua_State *L) { return filter_flags(L, 1); }
 
 /* ---- filter extras: areaChangeCost, heuristicScale ---- */
 
-/* An area key of areaChangeCost: 0..63 or "*" (any area). */
-static int check_change_area(lua_State *L, int idx) {
+/* An area key of areaChangeCost: 0..63 or "*" (any area), at stack index
+ * idx: argument idx of a method when arg is set, else a key of the option. */
+static int check_change_area(lua_State *L, int idx, int arg) {
   lua_Number a;
   if (lua_type(L, idx) == LUA_TSTRING && strcmp(lua_tostring(L, idx), "*") == 0) return NM_AREA_ANY;
   a = lua_tonumber(L, idx);
-  if (lua_type(L, idx) != LUA_TNUMBER || a != floor(a) || a < 0 || a >= NM_MAX_AREAS)
-    luaL_error(L, "bad option 'areaChangeCost' (areas must be 0..63 or \"*\")");
+  if (lua_type(L, idx) != LUA_TNUMBER || a != floor(a) || a < 0 || a >= NM_MAX_AREAS) {
+    if (arg) luaL_argerror(L, idx, lua_pushfstring(L, "area 0..63 or \"*\" expected, got %s", lnm_got(L, idx)));
+    lnm_opterror(L, "areaChangeCost", "areas must be 0..63 or \"*\", got %s", lnm_got(L, idx));
+  }
   return (int)a;
 }
 
 /* Sets one area-change cost, raising on bad values or a full filter. */
 static void set_change(lua_State *L, nm_filter *f, int from, int to, lua_Number cost) {
-  if (!isfinite(cost) || cost < 0) luaL_error(L, "bad option 'areaChangeCost' (costs must be finite numbers >= 0)");
+  if (!isfinite(cost) || cost < 0)
+    lnm_opterror(L, "areaChangeCost", "costs must be finite numbers >= 0, got %s", lnm_number(L, cost));
   if (nm_filter_set_area_change(f, from, to, (float)cost) < 0)
-    luaL_error(L, "bad option 'areaChangeCost' (at most %d area pairs)", NM_MAX_AREA_CHANGES);
+    lnm_opterror(L, "areaChangeCost", "at most %d area pairs", NM_MAX_AREA_CHANGES);
 }
 
 /* Reads areaChangeCost = {[from] = {[to] = cost}} and heuristicScale from
@@ -91,15 +99,18 @@ static int filter_read_toolbox(lua_State *L, int t, nm_filter *f) {
   f->heuristic_scale = (float)lnm_field_number(L, t, "heuristicScale", f->heuristic_scale, 0);
   lua_getfield(L, t, "areaChangeCost");
   if (lua_isnil(L, -1)) { lua_pop(L, 1); return 0; }
-  if (!lua_istable(L, -1)) luaL_error(L, "bad option 'areaChangeCost' (table expected)");
+  if (!lua_istable(L, -1))
+    lnm_opterror(L, "areaChangeCost", "table {[from] = {[to] = cost}} expected, got %s", lnm_got(L, lua_gettop(L)));
   lua_pushnil(L);
   while (lua_next(L, -2)) {
-    int from = check_change_area(L, -2);
-    if (!lua_istable(L, -1)) luaL_error(L, "bad option 'areaChangeCost' ({[from] = {[to] = cost}} expected)");
+    int from = check_change_area(L, lua_gettop(L) - 1, 0);
+    if (!lua_istable(L, -1))
+      lnm_opterror(L, "areaChangeCost", "{[from] = {[to] = cost}} expected, got %s at [from]", lnm_got(L, lua_gettop(L)));
     lua_pushnil(L);
     while (lua_next(L, -2)) {
-      if (lua_type(L, -1) != LUA_TNUMBER) luaL_error(L, "bad option 'areaChangeCost' (costs must be numbers)");
-      set_change(L, f, from, check_change_area(L, -2), lua_tonumber(L, -1));
+      if (lua_type(L, -1) != LUA_TNUMBER)
+        lnm_opterror(L, "areaChangeCost", "costs must be numbers, got %s", lnm_got(L, lua_gettop(L)));
+      set_change(L, f, from, check_change_area(L, lua_gettop(L) - 1, 0), lua_tonumber(L, -1));
       lua_pop(L, 1);
     }
     lua_pop(L, 1);
@@ -111,7 +122,7 @@ static int filter_read_toolbox(lua_State *L, int t, nm_filter *f) {
 /* filter:areaChangeCost(from, to [, cost]) -> cost (areas 0..63 or "*") */
 static int lnm_filter_area_change(lua_State *L) {
   nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
-  int from = check_change_area(L, 2), to = check_change_area(L, 3);
+  int from = check_change_area(L, 2, 1), to = check_change_area(L, 3, 1);
   if (!lua_isnoneornil(L, 4)) set_change(L, f, from, to, luaL_checknumber(L, 4));
   lua_pushnumber(L, nm_filter_area_change(f, from, to));
   return 1;
@@ -122,7 +133,7 @@ static int lnm_filter_heuristic_scale(lua_State *L) {
   nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
   if (!lua_isnoneornil(L, 2)) {
     lua_Number v = luaL_checknumber(L, 2);
-    if (!isfinite(v) || v < 0) luaL_argerror(L, 2, "scale must be a finite number >= 0");
+    if (!isfinite(v) || v < 0) luaL_argerror(L, 2, lua_pushfstring(L, "scale must be a finite number >= 0, got %s", lnm_got(L, 2)));
     f->heuristic_scale = (float)v;
   }
   lua_pushnumber(L, f->heuristic_scale);

@@ -107,17 +107,17 @@ static float *field_floats(lua_State *L, int t, const char *key, int mult, int *
   int i, n, list;
   lua_getfield(L, t, key);
   if (lua_isnil(L, -1)) { lua_pop(L, 1); *count = 0; return NULL; }
-  if (!lua_istable(L, -1)) luaL_error(L, "bad field '%s' (table expected)", key);
   list = lua_gettop(L);
+  if (!lua_istable(L, -1)) lnm_opterror(L, key, "flat list of numbers expected, got %s", lnm_got(L, list));
   n = (int)lua_rawlen(L, list);
-  if (n % mult) luaL_error(L, "bad field '%s' (length must be a multiple of %d)", key, mult);
+  if (n % mult) lnm_opterror(L, key, "length a multiple of %d expected, got length %d", mult, n);
   v = (float *)lnm_scratch(L, (size_t)n * sizeof(float));
   for (i = 0; i < n; i++) {
     lua_Number x;
     lua_rawgeti(L, list, i + 1);
     x = lua_tonumber(L, -1);
     if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38)
-      luaL_error(L, "bad field '%s' (item %d is not a finite number)", key, i + 1);
+      lnm_opterror(L, key, "item %d: finite number expected, got %s", i + 1, lnm_got(L, lua_gettop(L)));
     v[i] = (float)x;
     lua_pop(L, 1);
   }
@@ -126,28 +126,40 @@ static float *field_floats(lua_State *L, int t, const char *key, int mult, int *
   return v;
 }
 
+/* Raises for polygons[i+1][j+1] (on top of the stack): not a vertex number. */
+static int polygon_index_error(lua_State *L, int i, int j, int nverts) {
+  const char *got = lnm_got(L, lua_gettop(L));
+  return lnm_opterror(L, lua_pushfstring(L, "polygons[%d][%d]", i + 1, j + 1), "vertex index in 1..%d expected, got %s",
+                      nverts, got);
+}
+
 /* polygons = { {i1, i2, i3, ...}, ... } (1-based) into 6-slot records. */
 static uint16_t *field_polygons(lua_State *L, int t, int nverts, int *npolys) {
   uint16_t *polys;
   int i, j, n, list;
   lua_getfield(L, t, "polygons");
-  if (!lua_istable(L, -1)) luaL_error(L, "bad field 'polygons' (table of index lists expected)");
   list = lua_gettop(L);
+  if (!lua_istable(L, -1))
+    lnm_opterror(L, "polygons", "list of vertex index lists expected, got %s", lnm_got(L, list));
   n = (int)lua_rawlen(L, list);
   polys = (uint16_t *)lnm_scratch(L, (size_t)n * NM_MAX_VERTS_PER_POLY * sizeof(uint16_t));
   for (i = 0; i < n; i++) {
     int k;
     lua_rawgeti(L, list, i + 1);
-    if (!lua_istable(L, -1)) luaL_error(L, "bad polygon %d (table expected)", i + 1);
+    if (!lua_istable(L, -1)) {
+      const char *got = lnm_got(L, lua_gettop(L));
+      lnm_opterror(L, lua_pushfstring(L, "polygons[%d]", i + 1), "list of vertex indices expected, got %s", got);
+    }
     k = (int)lua_rawlen(L, -1);
-    if (k < 3 || k > NM_MAX_VERTS_PER_POLY) luaL_error(L, "bad polygon %d (3 to 6 vertex indices expected)", i + 1);
+    if (k < 3 || k > NM_MAX_VERTS_PER_POLY)
+      lnm_opterror(L, lua_pushfstring(L, "polygons[%d]", i + 1), "3 to 6 vertex indices expected, got %d", k);
     for (j = 0; j < NM_MAX_VERTS_PER_POLY; j++) polys[i * NM_MAX_VERTS_PER_POLY + j] = 0xffff;
     for (j = 0; j < k; j++) {
       lua_Number x;
       lua_rawgeti(L, -1, j + 1);
       x = lua_tonumber(L, -1);
       if (lua_type(L, -1) != LUA_TNUMBER || x != floor(x) || x < 1 || x > nverts)
-        luaL_error(L, "bad polygon %d (vertex index %d out of range)", i + 1, j + 1);
+        polygon_index_error(L, i, j, nverts);
       polys[i * NM_MAX_VERTS_PER_POLY + j] = (uint16_t)(x - 1);
       lua_pop(L, 1);
     }
@@ -163,13 +175,19 @@ static int field_ints(lua_State *L, int t, const char *key, int n, lua_Integer h
   int i;
   lua_getfield(L, t, key);
   if (lua_isnil(L, -1)) { lua_pop(L, 1); return 0; }
-  if (!lua_istable(L, -1) || (int)lua_rawlen(L, -1) != n) luaL_error(L, "bad field '%s' (one value per polygon expected)", key);
+  if (!lua_istable(L, -1) || (int)lua_rawlen(L, -1) != n) {
+    const char *got = lua_istable(L, -1) ? lua_pushfstring(L, "%d values", (int)lua_rawlen(L, -1))
+                                         : lnm_got(L, lua_gettop(L));
+    lnm_opterror(L, key, "one value per polygon (%d) expected, got %s", n, got);
+  }
   for (i = 0; i < n; i++) {
     lua_Number x;
     lua_rawgeti(L, -1, i + 1);
     x = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || x != floor(x) || x < 0 || x > (lua_Number)hi)
-      luaL_error(L, "bad field '%s' (item %d must be an integer in 0..%d)", key, i + 1, (int)hi);
+    if (lua_type(L, -1) != LUA_TNUMBER || x != floor(x) || x < 0 || x > (lua_Number)hi) {
+      const char *got = lnm_got(L, lua_gettop(L));
+      lnm_opterror(L, lua_pushfstring(L, "%s[%d]", key, i + 1), "integer in 0..%d expected, got %s", (int)hi, got);
+    }
     out[i] = (int)x;
     lua_pop(L, 1);
   }
@@ -184,26 +202,32 @@ nm_offmesh_link *lnm_field_offmesh(lua_State *L, int t, int *count) {
   int i, n, list;
   lua_getfield(L, t, "offMeshConnections");
   if (lua_isnil(L, -1)) { lua_pop(L, 1); *count = 0; return NULL; }
-  if (!lua_istable(L, -1)) luaL_error(L, "bad field 'offMeshConnections' (table expected)");
   list = lua_gettop(L);
+  if (!lua_istable(L, -1))
+    lnm_opterror(L, "offMeshConnections", "list of connection tables expected, got %s", lnm_got(L, list));
   n = (int)lua_rawlen(L, list);
   o = (nm_offmesh_link *)lnm_scratch(L, (size_t)n * sizeof *o);
   for (i = 0; i < n; i++) {
+    const char *in = lua_pushfstring(L, "offMeshConnections[%d]", i + 1);
     int c;
     lua_rawgeti(L, list, i + 1);
-    if (!lua_istable(L, -1)) luaL_error(L, "bad off-mesh connection %d (table expected)", i + 1);
     c = lua_gettop(L);
-    lnm_check_keys(L, c, keys);
-    if (!lnm_field_vec3(L, c, "start", o[i].start) || !lnm_field_vec3(L, c, "end", o[i].end))
-      luaL_error(L, "bad off-mesh connection %d (start and end required)", i + 1);
-    o[i].radius = (float)lnm_field_number(L, c, "radius", 0.5, 1e-6);
+    if (!lua_istable(L, -1)) lnm_opterror(L, in, "connection table expected, got %s", lnm_got(L, c));
+    lnm_check_subkeys(L, c, in, keys);
+    if (!lnm_subfield_vec3(L, c, in, "start", o[i].start) || !lnm_subfield_vec3(L, c, in, "end", o[i].end))
+      lnm_opterror(L, in, "start = {x, y, z} and [\"end\"] = {x, y, z} required");
+    o[i].radius = (float)lnm_subfield_number(L, c, in, "radius", 0.5, 1e-6);
     lua_getfield(L, c, "bidirectional");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) {
+      const char *got = lnm_got(L, lua_gettop(L));
+      lnm_opterror(L, lua_pushfstring(L, "%s.bidirectional", in), "boolean expected, got %s", got);
+    }
     o[i].bidirectional = lua_isnil(L, -1) ? 1 : lua_toboolean(L, -1);
     lua_pop(L, 1);
-    o[i].area = (uint8_t)lnm_field_int(L, c, "area", 0, 0, NM_MAX_AREAS - 1);
-    o[i].flags = (uint16_t)lnm_field_int(L, c, "flags", 1, 0, 0xffff);
-    o[i].user_id = (uint32_t)lnm_field_int(L, c, "userId", 0, 0, 0x7fffffff);
-    lua_pop(L, 1);
+    o[i].area = (uint8_t)lnm_subfield_int(L, c, in, "area", 0, 0, NM_MAX_AREAS - 1);
+    o[i].flags = (uint16_t)lnm_subfield_int(L, c, in, "flags", 1, 0, 0xffff);
+    o[i].user_id = (uint32_t)lnm_subfield_int(L, c, in, "userId", 0, 0, 0x7fffffff);
+    lua_pop(L, 2);
   }
   lua_remove(L, list);
   *count = n;
@@ -228,7 +252,7 @@ static int lnm_from_polygons(lua_State *L) {
   nodes = lnm_opt_max_nodes(L, t);
   memset(&in, 0, sizeof in);
   in.verts = field_floats(L, 1, "vertices", 3, &in.nverts);
-  if (!in.verts) luaL_argerror(L, 1, "field 'vertices' (flat {x,y,z,...} list) required");
+  if (!in.verts) lnm_opterror(L, "vertices", "flat {x,y,z, ...} list required, got nil");
   in.polys = field_polygons(L, 1, in.nverts, &in.npolys);
   in.nvp = NM_MAX_VERTS_PER_POLY;
   ints = (int *)lnm_scratch(L, (size_t)in.npolys * sizeof(int));
@@ -364,7 +388,9 @@ static int lnm_mesh_save(lua_State *L) {
 
 /* Raises when the mesh is shared (read-only). */
 static void check_writable(lua_State *L, lnm_mesh *h, const char *what) {
-  if (nm_navmesh_is_frozen(h->mesh)) luaL_error(L, "%s: navmesh is read-only (shared or mapped)", what);
+  if (nm_navmesh_is_frozen(h->mesh))
+    luaL_error(L, "NavMesh:%s: navmesh is read-only (shared or mapped); publish a changed copy with "
+               "share(name, { replace = true })", what);
 }
 
 /* mesh:addTile(bytes) -> tileRef | nil, msg, code */
@@ -394,7 +420,9 @@ static int lnm_mesh_remove_tile(lua_State *L) {
   nm_status st;
   check_writable(L, h, "removeTile");
   if (tx < -(1 << 28) || tx > (1 << 28) || ty < -(1 << 28) || ty > (1 << 28) || layer < 0 || layer > (1 << 28))
-    luaL_argerror(L, 2, "tile coordinates out of range");
+    luaL_argerror(L, 2, lua_pushfstring(L, "tile coordinates within +-2^28 and layer 0..2^28 expected, got (%s, %s, %s)",
+                                        lnm_number(L, (lua_Number)tx), lnm_number(L, (lua_Number)ty),
+                                        lnm_number(L, (lua_Number)layer)));
   st = nm_navmesh_remove_tile(h->mesh, (int)tx, (int)ty, (int)layer, &data, &size);
   if (st == NM_ERR_PARAM) {
     lua_pushnil(L);
@@ -550,7 +578,7 @@ static int lnm_mesh_set_flags(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref ref = lnm_check_valid_ref(L, h, 2);
   lua_Integer v = lnm_checkinteger(L, 3);
-  if (v < 0 || v > 0xffff) luaL_argerror(L, 3, "flags must be 0..65535");
+  if (v < 0 || v > 0xffff) luaL_argerror(L, 3, lua_pushfstring(L, "flags in 0..65535 expected, got %s", lnm_got(L, 3)));
   check_writable(L, h, "setPolyFlags");
   nm_navmesh_set_poly_flags(h->mesh, ref, (uint16_t)v);
   return 0;
@@ -559,7 +587,7 @@ static int lnm_mesh_set_area(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref ref = lnm_check_valid_ref(L, h, 2);
   lua_Integer v = lnm_checkinteger(L, 3);
-  if (v < 0 || v >= NM_MAX_AREAS) luaL_argerror(L, 3, "area must be 0..63");
+  if (v < 0 || v >= NM_MAX_AREAS) luaL_argerror(L, 3, lua_pushfstring(L, "area in 0..63 expected, got %s", lnm_got(L, 3)));
   check_writable(L, h, "setPolyArea");
   nm_navmesh_set_poly_area(h->mesh, ref, (uint8_t)v);
   return 0;

@@ -27,5 +27,6 @@ int luaopen_navmesh_core(lua_State *L) {
   lnm_open_debug(L);
   lua_pushliteral(L, NM_VERSION_STRING);
   lua_setfield(L, -2, "_VERSION");
+  lnm_name_module(L);
   return 1;
 }

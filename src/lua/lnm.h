@@ -52,8 +52,54 @@ typedef struct lnm_mesh {
   int tb_cap;
 } lnm_mesh;
 
-/* ---- lutil.c: arguments and options ---- */
+/* ---- lutil.c: messages ----
+ * Raised messages name the function as the user calls it ("navmesh.build",
+ * "NavMesh:path"; the running function is looked up in a table of public
+ * names filled by lnm_add_methods and lnm_name_module), the argument
+ * (counted after self for methods) or option key, what was expected and
+ * what came: "bad argument #1 to 'NavMesh:path' (number expected, got
+ * string)", "bad option 'areas[2].radius' to 'navmesh.build' (finite number
+ * >= 0 expected, got -1)". */
+int lnm_argerror(lua_State *L, int arg, const char *msg);
+int lnm_typeerror(lua_State *L, int arg, const char *tname);
+int lnm_opterror(lua_State *L, const char *key, const char *fmt, ...);
+const char *lnm_got(lua_State *L, int idx); /* "-1", "'text'", "table", "navmesh.Filter" */
+const char *lnm_number(lua_State *L, lua_Number n); /* "3", "0.5", "nan" (pushed) */
+void lnm_name_module(lua_State *L);         /* names the module table's functions "navmesh.<key>" */
+lua_Number lnm_checknumber(lua_State *L, int arg);
+const char *lnm_checklstring(lua_State *L, int arg, size_t *len);
+void *lnm_checkudata(lua_State *L, int arg, const char *tname);
+void lnm_checktype(lua_State *L, int arg, int t);
+int lnm_checkoption(lua_State *L, int arg, const char *def, const char *const lst[]);
+lua_Integer lnm_check_integer(lua_State *L, int arg);
+lua_Integer lnm_opt_integer(lua_State *L, int arg, lua_Integer def);
+
+/* The binding files use Lua's usual checks under their usual names; these
+ * make them raise the messages above (lutil.c, which defines them, sees
+ * Lua's own). */
+#ifndef LNM_LUAL_AS_IS
+#  define luaL_argerror lnm_argerror
+#  define luaL_checknumber lnm_checknumber
+#  define luaL_checklstring lnm_checklstring
+#  define luaL_checkudata lnm_checkudata
+#  define luaL_checktype lnm_checktype
+#  define luaL_checkoption lnm_checkoption
+#  undef lnm_checkinteger
+#  undef lnm_optinteger
+#  define lnm_checkinteger lnm_check_integer
+#  define lnm_optinteger lnm_opt_integer
+#endif
+
+/* ---- lutil.c: arguments and options ----
+ * Option tables nested in an argument (config.areas[2]) pass their own key
+ * path as `in` ("areas[2]") to the lnm_sub* forms; NULL is the top level. */
 void lnm_check_keys(lua_State *L, int idx, const char *const *names);
+void lnm_check_subkeys(lua_State *L, int idx, const char *in, const char *const *names);
+lua_Number lnm_subfield_number(lua_State *L, int t, const char *in, const char *key, lua_Number def,
+                               lua_Number lo);
+lua_Integer lnm_subfield_int(lua_State *L, int t, const char *in, const char *key, lua_Integer def,
+                             lua_Integer lo, lua_Integer hi);
+int lnm_subfield_vec3(lua_State *L, int t, const char *in, const char *key, float v[3]);
 int lnm_opt_table(lua_State *L, int idx, const char *const *names);
 float lnm_check_coord(lua_State *L, int idx);
 void lnm_check_point(lua_State *L, int idx, float v[3]);
@@ -82,6 +128,7 @@ lnm_mesh *lnm_check_mesh(lua_State *L, int idx);
 nm_polyref *lnm_ensure_path(lua_State *L, lnm_mesh *h, int n);
 void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n);
 const nm_filter *lnm_opt_filter(lua_State *L, int idx, lnm_mesh *h);
+const nm_filter *lnm_field_filter(lua_State *L, int t, const char *key);
 nm_polyref lnm_check_valid_ref(lua_State *L, lnm_mesh *h, int idx);
 int lnm_opt_max_nodes(lua_State *L, int t);
 

@@ -16,7 +16,7 @@ static int lnm_mesh_find_nearest(lua_State *L) {
   lnm_check_point(L, 2, c);
   if (!lua_isnoneornil(L, 5)) {
     lnm_check_point(L, 5, ext);
-    if (ext[0] < 0 || ext[1] < 0 || ext[2] < 0) luaL_argerror(L, 5, "half extents must be >= 0");
+    if (ext[0] < 0 || ext[1] < 0 || ext[2] < 0) luaL_argerror(L, 5, "half extents must be >= 0 (each of hx, hy, hz)");
   }
   f = lnm_opt_filter(L, 8, h);
   if ((st = nm_query_find_nearest(h->q, c, ext, f, &ref, pt, &over)) < 0)
@@ -41,7 +41,7 @@ static int out_field(lua_State *L, int t, const char *key) {
     lua_pop(L, 1);
     return 0;
   }
-  if (!lua_istable(L, -1)) luaL_error(L, "bad option '%s' (table expected, got %s)", key, luaL_typename(L, -1));
+  if (!lua_istable(L, -1)) lnm_opterror(L, key, "table expected, got %s", lnm_got(L, lua_gettop(L)));
   return lua_gettop(L);
 }
 
@@ -95,7 +95,7 @@ static int opt_bool(lua_State *L, int t, const char *key) {
   if (!t) return 0;
   lua_getfield(L, t, key);
   if (!lua_isnil(L, -1)) {
-    if (!lua_isboolean(L, -1)) luaL_error(L, "bad option '%s' (boolean expected, got %s)", key, luaL_typename(L, -1));
+    if (!lua_isboolean(L, -1)) lnm_opterror(L, key, "boolean expected, got %s", lnm_got(L, lua_gettop(L)));
     v = lua_toboolean(L, -1);
   }
   lua_pop(L, 1);
@@ -171,7 +171,7 @@ static int lnm_mesh_find_path(lua_State *L) {
   t = lnm_opt_table(L, 11, keys);
   optimal = opt_bool(L, t, "optimal");
   max_iter = t ? (int)lnm_field_int(L, t, "maxIterations", 0x7fffffff, 1, 0x7fffffff) : 0x7fffffff;
-  if (optimal && max_iter != 0x7fffffff) luaL_argerror(L, 11, "maxIterations does not apply to optimal paths");
+  if (optimal && max_iter != 0x7fffffff) lnm_opterror(L, "maxIterations", "not with optimal = true (an optimal search runs to the end)");
   if (opt_bool(L, t, "reachableOnly") && !nm_navmesh_is_reachable(h->mesh, s, e))
     return push_unreachable(L, "findPath");
   out = out_field(L, t, "out");
@@ -193,11 +193,11 @@ static void read_straight_opts(lua_State *L, int t, nm_straight_opts *o, int *ma
   if (!t) return;
   lua_getfield(L, t, "crossings");
   if (!lua_isnil(L, -1)) {
-    const char *c = lua_tostring(L, -1);
+    const char *c = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
     int i;
-    if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "bad option 'crossings' (\"area\" or \"all\" expected)");
     for (i = 0; crossings[i] && strcmp(crossings[i], c) != 0; i++) {}
-    if (!crossings[i]) luaL_error(L, "bad option 'crossings' (\"area\" or \"all\" expected)");
+    if (!crossings[i])
+      lnm_opterror(L, "crossings", "\"none\", \"area\" or \"all\" expected, got %s", lnm_got(L, lua_gettop(L)));
     o->crossings = i;
   }
   lua_pop(L, 1);
@@ -240,18 +240,21 @@ static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float
 static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
   int npath = (int)lua_rawlen(L, idx), i;
   nm_polyref *path;
-  if (npath == 0) luaL_argerror(L, idx, "empty polygon list");
+  if (npath == 0) luaL_argerror(L, idx, "empty polygon list (a corridor from findPath expected)");
   path = lnm_ensure_path(L, h, npath);
   for (i = 0; i < npath; i++) {
     lua_Number v;
     lua_rawgeti(L, idx, i + 1);
     v = lua_tonumber(L, -1);
     if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v <= 0 || v > 4294967295.0)
-      luaL_argerror(L, idx, "polygon list must hold polygon references");
+      luaL_argerror(L, idx, lua_pushfstring(L, "polygon list must hold polygon references, got %s at [%d]",
+                                            lnm_got(L, lua_gettop(L)), i + 1));
     path[i] = (nm_polyref)v;
     lua_pop(L, 1);
   }
-  if (!nm_navmesh_is_valid_ref(h->mesh, path[0])) luaL_argerror(L, idx, "invalid polygon reference");
+  if (!nm_navmesh_is_valid_ref(h->mesh, path[0]))
+    luaL_argerror(L, idx, lua_pushfstring(L, "invalid polygon reference %s at [1] (not in this mesh)",
+                                          lnm_number(L, (lua_Number)path[0])));
   return npath;
 }
 
@@ -300,11 +303,10 @@ static void read_path_opts(lua_State *L, lnm_mesh *h, int t, path_opts *po) {
   po->optimal = opt_bool(L, t, "optimal");
   po->reachable_only = opt_bool(L, t, "reachableOnly");
   if (!t) return;
-  lua_getfield(L, t, "filter");
-  if (!lua_isnil(L, -1)) po->f = (const nm_filter *)luaL_checkudata(L, -1, LNM_FILTER);
-  lua_pop(L, 1);
+  if (!(po->f = lnm_field_filter(L, t, "filter"))) po->f = &h->filter;
   if (lnm_field_vec3(L, t, "halfExtents", po->ext) && (po->ext[0] < 0 || po->ext[1] < 0 || po->ext[2] < 0))
-    luaL_error(L, "bad option 'halfExtents' (must be >= 0)");
+    lnm_opterror(L, "halfExtents", "{x, y, z} >= 0 expected, got {%s, %s, %s}", lnm_number(L, po->ext[0]),
+                 lnm_number(L, po->ext[1]), lnm_number(L, po->ext[2]));
 }
 
 /* One whole path query: nearest polygons, corridor (A* or optimal), then
@@ -360,25 +362,95 @@ static int lnm_mesh_path(lua_State *L) {
   return 3;
 }
 
+/* ---- spare point lists of mesh:paths ----
+ * A point list that leaves opts.out (its query failed and the slot became
+ * false, or a shorter batch cleared it) is kept as a spare of that out
+ * table, and a later query that needs a new list takes a spare first: a
+ * server answering a batch per tick makes no garbage, whatever the batch
+ * size and however many queries fail. The spares live in a weak-keyed
+ * registry table, out -> { list, ... }, so they go with the out table. */
+static const char spares_key = 's'; /* its address is the registry key */
+
+/* Pushes the spare stack of the out table at index out; returns its index. */
+static int push_spares(lua_State *L, int out) {
+  lua_pushlightuserdata(L, (void *)&spares_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushvalue(L, out);
+  lua_rawget(L, -2);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, out);
+    lua_pushvalue(L, -2);
+    lua_rawset(L, -4);
+  }
+  lua_remove(L, -2);
+  return lua_gettop(L);
+}
+
+/* Pushes a spare list, or nothing when there is none; 1 when pushed. */
+static int take_spare(lua_State *L, int spares) {
+  int n = (int)lua_rawlen(L, spares);
+  if (n == 0) return 0;
+  lua_rawgeti(L, spares, n);
+  lua_pushnil(L);
+  lua_rawseti(L, spares, n);
+  return 1;
+}
+
+/* Keeps the table at index t as a spare. */
+static void give_spare(lua_State *L, int spares, int t) {
+  lua_pushvalue(L, t);
+  lua_rawseti(L, spares, (int)lua_rawlen(L, spares) + 1);
+}
+
+/* out_end for the results table on top: the lists it clears become spares. */
+static void results_end(lua_State *L, int n, int spares) {
+  for (;;) {
+    lua_rawgeti(L, -1, ++n);
+    if (lua_isnil(L, -1)) break;
+    if (lua_istable(L, -1)) give_spare(L, spares, lua_gettop(L));
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, n);
+  }
+  lua_pop(L, 1);
+}
+
+/* The six numbers of query i (0-based) of the list at index 2 into p. */
+static void read_query(lua_State *L, int i, float p[6]) {
+  int k;
+  for (k = 0; k < 6; k++) {
+    lua_rawgeti(L, 2, 6 * i + k + 1);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
+      luaL_argerror(L, 2, lua_pushfstring(L, "item %d: finite number expected, got %s", 6 * i + k + 1,
+                                          lnm_got(L, lua_gettop(L))));
+    p[k] = (float)lua_tonumber(L, -1);
+    lua_pop(L, 1);
+  }
+}
+
 /* mesh:paths(queries [, opts]) -> results, partials
  * Many path() queries in one call: queries is a flat list of six numbers
  * per query (sx,sy,sz, ex,ey,ez). results[i] is the point list of query i,
  * or false when it has no path (no polygon near an end, or reachableOnly
  * and different islands); partials[i] says whether it stops short. With
  * opts.out / opts.partials the results go into those tables, and the point
- * lists already in opts.out are reused. Other options as for path(). */
+ * lists already in opts.out (or kept as its spares) are reused. Other
+ * options as for path(). */
 static int lnm_mesh_paths(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   path_opts po;
-  int t, nq, i, out, partials, res;
+  int t, nq, i, out, partials, res, spares = 0;
   luaL_checktype(L, 2, LUA_TTABLE);
   t = lnm_opt_table(L, 3, path_keys);
   read_path_opts(L, h, t, &po);
   nq = (int)lua_rawlen(L, 2);
-  if (nq % 6) luaL_argerror(L, 2, "six numbers per query expected (sx,sy,sz, ex,ey,ez)");
+  if (nq % 6) luaL_argerror(L, 2, lua_pushfstring(L, "six numbers per query expected (sx,sy,sz, ex,ey,ez), got length %d", nq));
   nq /= 6;
   out = out_field(L, t, "out");
   partials = out_field(L, t, "partials");
+  if (out) spares = push_spares(L, out);
   out_begin(L, out, nq);
   res = lua_gettop(L);
   out_begin(L, partials, nq);
@@ -386,19 +458,17 @@ static int lnm_mesh_paths(lua_State *L) {
     float p[6];
     const char *what;
     nm_status st;
-    int k, inner = 0;
-    for (k = 0; k < 6; k++) {
-      lua_rawgeti(L, 2, 6 * i + k + 1);
-      if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
-        luaL_argerror(L, 2, "coordinates must be finite numbers");
-      p[k] = (float)lua_tonumber(L, -1);
-      lua_pop(L, 1);
-    }
+    int inner = 0;
+    read_query(L, i, p);
     lua_rawgeti(L, res, i + 1); /* a point list to reuse? */
     if (lua_istable(L, -1)) inner = lua_gettop(L);
     else lua_pop(L, 1);
+    if (!inner && spares && take_spare(L, spares)) inner = lua_gettop(L);
     st = path_one(L, h, &po, p, p + 3, inner, &what);
-    if (st < 0) lua_pushboolean(L, 0);
+    if (st < 0) {
+      if (inner) give_spare(L, spares, inner);
+      lua_pushboolean(L, 0);
+    }
     lua_rawseti(L, res, i + 1);
     if (inner) lua_pop(L, 1);
     lua_pushboolean(L, st >= 0 && (st & NM_PARTIAL) != 0);
@@ -406,7 +476,7 @@ static int lnm_mesh_paths(lua_State *L) {
   }
   if (partials) out_end(L, nq);
   lua_pushvalue(L, res);
-  if (out) out_end(L, nq);
+  if (out) results_end(L, nq, spares);
   lua_insert(L, -2);
   return 2;
 }
@@ -422,6 +492,14 @@ static const luaL_Reg query_methods[] = {
   {NULL, NULL}
 };
 
+/* The query methods, and the weak-keyed table of mesh:paths' spares. */
 void lnm_open_query(lua_State *L) {
   lnm_add_methods(L, LNM_MESH, query_methods);
+  lua_pushlightuserdata(L, (void *)&spares_key);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
 }

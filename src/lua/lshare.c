@@ -14,7 +14,8 @@
 /* A shared-mesh name argument: a string of 1 to LNM_REG_MAX_NAME bytes. */
 static const char *check_name(lua_State *L, int idx, size_t *len) {
   const char *name = luaL_checklstring(L, idx, len);
-  if (*len == 0 || *len > LNM_REG_MAX_NAME) luaL_argerror(L, idx, "name must be 1 to 255 bytes");
+  if (*len == 0 || *len > LNM_REG_MAX_NAME)
+    luaL_argerror(L, idx, lua_pushfstring(L, "name must be 1 to 255 bytes, got %d", (int)*len));
   return name;
 }
 
@@ -42,7 +43,8 @@ static int lnm_mesh_share(lua_State *L) {
   nm_status st;
   if (t) {
     lua_getfield(L, t, "replace");
-    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) luaL_error(L, "bad option 'replace' (boolean expected)");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+      lnm_opterror(L, "replace", "boolean expected, got %s", lnm_got(L, lua_gettop(L)));
     replace = lua_toboolean(L, -1);
     lua_pop(L, 1);
   }

@@ -31,7 +31,7 @@ static void ensure_tb(lua_State *L, lnm_mesh *h, int n) {
   h->tb_cap = (int)c;
   if (!h->tb_refs || !h->tb_parents || !h->tb_costs) {
     lnm_toolbox_free(h);
-    luaL_error(L, "not enough memory");
+    lnm_raise_status(L, "navmesh", NM_ERR_NOMEM, NULL);
   }
 }
 
@@ -48,7 +48,7 @@ static void push_numbers(lua_State *L, const float *v, int n) {
 /* A finite number >= 0 (radius) argument. */
 static float check_radius(lua_State *L, int idx) {
   float r = lnm_check_coord(L, idx);
-  if (r < 0) luaL_argerror(L, idx, "radius must be >= 0");
+  if (r < 0) luaL_argerror(L, idx, lua_pushfstring(L, "radius >= 0 expected, got %s", lnm_got(L, idx)));
   return r;
 }
 
@@ -189,14 +189,15 @@ static int lnm_mesh_polys_around_shape(lua_State *L) {
   nm_status st;
   luaL_checktype(L, 3, LUA_TTABLE);
   nv = (int)lua_rawlen(L, 3);
-  if (nv < 9 || nv % 3) luaL_argerror(L, 3, "shape must be a flat list of at least 3 points {x1,y1,z1, ...}");
+  if (nv < 9 || nv % 3)
+    luaL_argerror(L, 3, lua_pushfstring(L, "flat list of at least 3 points {x1,y1,z1, ...} expected, got length %d", nv));
   if (nv > 3 * 64) verts = (float *)lnm_scratch(L, (size_t)nv * sizeof(float));
   for (i = 0; i < nv; i++) {
     lua_Number x;
     lua_rawgeti(L, 3, i + 1);
     x = lua_tonumber(L, -1);
     if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(x) || fabs(x) > 3.0e38)
-      luaL_argerror(L, 3, "shape coordinates must be finite numbers");
+      luaL_argerror(L, 3, lua_pushfstring(L, "item %d: finite number expected, got %s", i + 1, lnm_got(L, lua_gettop(L))));
     verts[i] = (float)x;
     lua_pop(L, 1);
   }
@@ -230,7 +231,7 @@ static int lnm_mesh_query_polygons(lua_State *L) {
   nm_status st;
   lnm_check_point(L, 2, c);
   lnm_check_point(L, 5, ext);
-  if (ext[0] < 0 || ext[1] < 0 || ext[2] < 0) luaL_argerror(L, 5, "half extents must be >= 0");
+  if (ext[0] < 0 || ext[1] < 0 || ext[2] < 0) luaL_argerror(L, 5, "half extents must be >= 0 (each of hx, hy, hz)");
   f = lnm_opt_filter(L, 8, h);
   ensure_tb(L, h, 256);
   while ((st = nm_query_polygons(h->q, c, ext, f, h->tb_refs, h->tb_cap, &n)) == NM_TRUNCATED)
@@ -285,7 +286,7 @@ static int lnm_mesh_find_path_step(lua_State *L) {
   lua_Integer it = lnm_checkinteger(L, 2);
   int done = 0;
   nm_status st;
-  if (it < 1) luaL_argerror(L, 2, "maxIterations must be >= 1");
+  if (it < 1) luaL_argerror(L, 2, lua_pushfstring(L, "maxIterations >= 1 expected, got %s", lnm_got(L, 2)));
   st = nm_query_find_path_step(h->q, it > 0x7fffffff ? 0x7fffffff : (int)it, &done);
   if (st == NM_ERR_STATE) return push_no_sliced(L, "findPathStep");
   lua_pushstring(L, (st & NM_UNFINISHED) ? "in_progress" : "done");

@@ -1,36 +1,280 @@
-/* lutil.c -- what every binding file uses: argument and option checks, the
- * nil, message, code outcome, and the NavMesh handle (its query scratch and
- * lifetime). See lnm.h for the map of the binding. */
+/* lutil.c -- what every binding file uses: argument and option checks and
+ * their messages, the nil, message, code outcome, and the NavMesh handle
+ * (its query scratch and lifetime). See lnm.h for the map of the binding. */
+#define LNM_LUAL_AS_IS /* this file calls Lua's own luaL_argerror and checks */
+#include <ctype.h>
+#include <stdarg.h>
 #include "lnm.h"
 
-/* ---- small helpers ---- */
+/* ---- messages ----
+ * Every raised message names the function as the user calls it
+ * ("navmesh.build", "NavMesh:path", "Filter:areaCost"), the argument or the
+ * option key, and what was expected and what came instead. Lua's own
+ * luaL_argerror guesses the name from the call site (a tail call or a
+ * pcall(f, ...) gives "?" or "navmesh.core.build") and counts self in some
+ * calls and not others; these helpers look the running function up in a
+ * table of public names made when the module opens, and count a method's
+ * arguments after self, as a method call reads. */
 
-/* Raises unless every key of the options table at idx is in names. */
-void lnm_check_keys(lua_State *L, int idx, const char *const *names) {
+static const char names_key = 'n'; /* its address is the registry key */
+
+/* Pushes the table function -> public name, made on first use. */
+static void push_names(lua_State *L) {
+  lua_pushlightuserdata(L, (void *)&names_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  if (lua_istable(L, -1)) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  lua_pushlightuserdata(L, (void *)&names_key);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
+/* Names every function of the table on top "<prefix><key>" (unless named). */
+static void name_functions(lua_State *L, const char *prefix) {
+  int t = lua_gettop(L), names;
+  push_names(L);
+  names = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TFUNCTION) {
+      lua_pushvalue(L, -1);
+      lua_rawget(L, names);
+      if (lua_isnil(L, -1)) {
+        lua_pushvalue(L, -2);
+        lua_pushfstring(L, "%s%s", prefix, lua_tostring(L, -4));
+        lua_rawset(L, names);
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+void lnm_name_module(lua_State *L) {
+  name_functions(L, "navmesh.");
+}
+
+/* The public name of the running C function ("NavMesh:path"), or NULL;
+ * *method: it is a method (argument 1 is self). Leaves values on the
+ * stack: only for the way to an error. */
+static const char *running_name(lua_State *L, int *method) {
+  lua_Debug ar;
+  const char *name;
+  *method = 0;
+  if (!lua_getstack(L, 0, &ar) || !lua_getinfo(L, "f", &ar)) return NULL;
+  push_names(L);
+  lua_pushvalue(L, -2);
+  lua_rawget(L, -2);
+  name = lua_tostring(L, -1);
+  if (name) *method = strchr(name, ':') != NULL;
+  return name;
+}
+
+/* The running function's public name, or `what` when it has none. */
+static const char *fname_or(lua_State *L, const char *what) {
+  int method;
+  const char *name = running_name(L, &method);
+  return name ? name : what;
+}
+
+int lnm_argerror(lua_State *L, int arg, const char *msg) {
+  int method;
+  const char *name = running_name(L, &method);
+  if (!name || arg <= 0) return luaL_argerror(L, arg, msg);
+  if (method && arg == 1) return luaL_error(L, "calling '%s' on bad self (%s)", name, msg);
+  return luaL_error(L, "bad argument #%d to '%s' (%s)", method ? arg - 1 : arg, name, msg);
+}
+
+int lnm_opterror(lua_State *L, const char *key, const char *fmt, ...) {
+  const char *msg, *name;
+  va_list ap;
+  va_start(ap, fmt);
+  msg = lua_pushvfstring(L, fmt, ap);
+  va_end(ap);
+  name = fname_or(L, "?");
+  return luaL_error(L, "bad option '%s' to '%s' (%s)", key, name, msg);
+}
+
+/* The type of the value at idx for messages: a class's __name, else the
+ * Lua type name. */
+static const char *type_name(lua_State *L, int idx) {
+  idx = lnm_absindex(L, idx);
+  if (luaL_getmetafield(L, idx, "__name")) {
+    if (lua_type(L, -1) == LUA_TSTRING) return lua_tostring(L, -1);
+    lua_pop(L, 1);
+  }
+  if (lua_type(L, idx) == LUA_TLIGHTUSERDATA) return "light userdata";
+  return luaL_typename(L, idx);
+}
+
+const char *lnm_number(lua_State *L, lua_Number n) {
+  if (n != n) return "nan";
+  if (n == floor(n) && fabs(n) <= 2147483647.0) return lua_pushfstring(L, "%d", (int)n);
+  return lua_pushfstring(L, "%f", n);
+}
+
+const char *lnm_got(lua_State *L, int idx) {
+  idx = lnm_absindex(L, idx);
+  if (lua_type(L, idx) == LUA_TNUMBER) return lnm_number(L, lua_tonumber(L, idx));
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    size_t n;
+    const char *s = lua_tolstring(L, idx, &n);
+    if (n <= 40) return lua_pushfstring(L, "'%s'", s);
+    lua_pushlstring(L, s, 36); /* a long string: its start */
+    return lua_pushfstring(L, "'%s...' (%d bytes)", lua_tostring(L, -1), (int)(n > 0x7fffffff ? 0x7fffffff : n));
+  }
+  if (lua_type(L, idx) == LUA_TBOOLEAN) return lua_toboolean(L, idx) ? "true" : "false";
+  return type_name(L, idx);
+}
+
+int lnm_typeerror(lua_State *L, int arg, const char *tname) {
+  const char *hint = strcmp(tname, LNM_FILTER) == 0 ? "; make one with navmesh.filter{...}" : "";
+  return lnm_argerror(L, arg, lua_pushfstring(L, "%s expected, got %s%s", tname,
+                                              lua_isnone(L, arg) ? "no value" : type_name(L, arg), hint));
+}
+
+/* ---- Lua's argument checks, with the messages above ---- */
+
+lua_Number lnm_checknumber(lua_State *L, int arg) {
+  if (lua_type(L, arg) != LUA_TNUMBER && !lua_isnumber(L, arg)) lnm_typeerror(L, arg, "number");
+  return lua_tonumber(L, arg);
+}
+
+const char *lnm_checklstring(lua_State *L, int arg, size_t *len) {
+  const char *s = lua_type(L, arg) == LUA_TSTRING || lua_isnumber(L, arg) ? lua_tolstring(L, arg, len) : NULL;
+  if (!s) lnm_typeerror(L, arg, "string");
+  return s;
+}
+
+void *lnm_checkudata(lua_State *L, int arg, const char *tname) {
+  void *p = luaL_testudata(L, arg, tname);
+  if (!p) lnm_typeerror(L, arg, tname);
+  return p;
+}
+
+void lnm_checktype(lua_State *L, int arg, int t) {
+  if (lua_type(L, arg) != t) lnm_typeerror(L, arg, lua_typename(L, t));
+}
+
+lua_Integer lnm_check_integer(lua_State *L, int arg) {
+  lua_Number n = lnm_checknumber(L, arg);
+  if (!(n == floor(n) && n >= -9007199254740992.0 && n <= 9007199254740992.0))
+    lnm_argerror(L, arg, lua_pushfstring(L, "integer expected, got %s", lnm_got(L, arg)));
+  return (lua_Integer)n;
+}
+
+lua_Integer lnm_opt_integer(lua_State *L, int arg, lua_Integer def) {
+  return lua_isnoneornil(L, arg) ? def : lnm_check_integer(L, arg);
+}
+
+int lnm_checkoption(lua_State *L, int arg, const char *def, const char *const lst[]) {
+  const char *name = def && lua_isnoneornil(L, arg) ? def : lnm_checklstring(L, arg, NULL);
+  int i;
+  luaL_Buffer b;
+  for (i = 0; lst[i]; i++)
+    if (strcmp(lst[i], name) == 0) return i;
+  luaL_buffinit(L, &b);
+  for (i = 0; lst[i]; i++) {
+    luaL_addstring(&b, i == 0 ? "\"" : lst[i + 1] ? "\", \"" : "\" or \"");
+    luaL_addstring(&b, lst[i]);
+  }
+  luaL_addstring(&b, "\" expected, got ");
+  luaL_addstring(&b, lnm_got(L, arg));
+  luaL_pushresult(&b);
+  return lnm_argerror(L, arg, lua_tostring(L, -1));
+}
+
+/* ---- option tables ---- */
+
+/* Edit distance of two short keys, case ignored (a typo finder). */
+static int key_distance(const char *a, const char *b) {
+  int row[33], i, j, la = (int)strlen(a), lb = (int)strlen(b);
+  if (la > 32 || lb > 32) return 99;
+  for (j = 0; j <= lb; j++) row[j] = j;
+  for (i = 1; i <= la; i++) {
+    int diag = row[0], ca = tolower((unsigned char)a[i - 1]);
+    row[0] = i;
+    for (j = 1; j <= lb; j++) {
+      const int up = row[j], cost = ca != tolower((unsigned char)b[j - 1]);
+      int v = diag + cost;
+      if (up + 1 < v) v = up + 1;
+      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+      diag = up;
+      row[j] = v;
+    }
+  }
+  return row[lb];
+}
+
+/* Raises for the unknown key `key` of option table `in` (NULL: top level):
+ * suggests the nearest known key, or lists them all. */
+static int unknown_key(lua_State *L, const char *in, const char *key, const char *const *names) {
+  const char *const *n, *best = NULL, *hint;
+  int bestd = 3;
+  luaL_Buffer b;
+  for (n = names; *n; n++) {
+    const int d = key_distance(key, *n);
+    if (d < bestd) { bestd = d; best = *n; }
+  }
+  luaL_buffinit(L, &b);
+  if (best) {
+    luaL_addstring(&b, "did you mean '");
+    luaL_addstring(&b, best);
+    luaL_addstring(&b, "'?");
+  } else {
+    luaL_addstring(&b, "known keys:");
+    for (n = names; *n; n++) {
+      luaL_addstring(&b, n == names ? " " : ", ");
+      luaL_addstring(&b, *n);
+    }
+  }
+  luaL_pushresult(&b);
+  hint = lua_tostring(L, -1);
+  return luaL_error(L, "unknown option '%s%s%s' to '%s' (%s)", in ? in : "", in ? "." : "", key,
+                    fname_or(L, "?"), hint);
+}
+
+/* The key path of option `key` in table `in` (NULL: top level), pushed. */
+static const char *key_path(lua_State *L, const char *in, const char *key) {
+  return in ? lua_pushfstring(L, "%s.%s", in, key) : key;
+}
+
+void lnm_check_subkeys(lua_State *L, int idx, const char *in, const char *const *names) {
   idx = lnm_absindex(L, idx);
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     const char *const *n = names;
-    if (lua_type(L, -2) != LUA_TSTRING) luaL_argerror(L, idx, "option keys must be strings");
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      const char *k = lnm_got(L, lua_gettop(L) - 1);
+      lnm_opterror(L, lua_pushfstring(L, "%s[%s]", in ? in : "", k), "option names are strings, got key %s", k);
+    }
     for (; *n; n++)
       if (strcmp(*n, lua_tostring(L, -2)) == 0) break;
-    if (!*n) luaL_argerror(L, idx, lua_pushfstring(L, "unknown option '%s'", lua_tostring(L, -2)));
+    if (!*n) unknown_key(L, in, lua_tostring(L, -2), names);
     lua_pop(L, 1);
   }
+}
+
+/* Raises unless every key of the options table at idx is in names. */
+void lnm_check_keys(lua_State *L, int idx, const char *const *names) {
+  lnm_check_subkeys(L, idx, NULL, names);
 }
 
 /* Index of an optional options table (nil/none allowed), 0 when absent. */
 int lnm_opt_table(lua_State *L, int idx, const char *const *names) {
   if (lua_isnoneornil(L, idx)) return 0;
-  luaL_checktype(L, idx, LUA_TTABLE);
+  lnm_checktype(L, idx, LUA_TTABLE);
   lnm_check_keys(L, idx, names);
   return lnm_absindex(L, idx);
 }
 
 /* A finite number argument. */
 float lnm_check_coord(lua_State *L, int idx) {
-  lua_Number n = luaL_checknumber(L, idx);
-  if (!isfinite(n) || fabs(n) > 3.0e38) luaL_argerror(L, idx, "coordinate must be a finite number");
+  lua_Number n = lnm_checknumber(L, idx);
+  if (!isfinite(n) || fabs(n) > 3.0e38)
+    lnm_argerror(L, idx, lua_pushfstring(L, "coordinate must be a finite number, got %s", lnm_got(L, idx)));
   return (float)n;
 }
 
@@ -41,49 +285,84 @@ void lnm_check_point(lua_State *L, int idx, float v[3]) {
   v[2] = lnm_check_coord(L, idx + 2);
 }
 
-/* Field `key` of table t as a number (def when absent); raises if not finite
- * or below lo. */
-lua_Number lnm_field_number(lua_State *L, int t, const char *key, lua_Number def, lua_Number lo) {
+/* Raises "bad option '<in>.<key>' ... (<what> expected, got <value at v>)". */
+static int field_error(lua_State *L, const char *in, const char *key, const char *what, int v) {
+  const char *path = key_path(L, in, key);
+  return lnm_opterror(L, path, "%s expected, got %s", what, lnm_got(L, v));
+}
+
+/* Field `key` of option table t (itself `in`, NULL at top level) as a
+ * number (def when absent); raises if not finite or below lo. */
+lua_Number lnm_subfield_number(lua_State *L, int t, const char *in, const char *key, lua_Number def,
+                               lua_Number lo) {
   lua_Number v = def;
   lua_getfield(L, t, key);
   if (!lua_isnil(L, -1)) {
-    if (lua_type(L, -1) != LUA_TNUMBER)
-      luaL_error(L, "bad option '%s' (number expected, got %s)", key, luaL_typename(L, -1));
+    const int at = lua_gettop(L);
     v = lua_tonumber(L, -1);
-    if (!isfinite(v) || v < lo) luaL_error(L, "bad option '%s' (out of range)", key);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(v) || v < lo)
+      field_error(L, in, key, lo == -HUGE_VAL ? "finite number"
+                              : lua_pushfstring(L, "finite number >= %s", lnm_number(L, lo)), at);
   }
   lua_pop(L, 1);
   return v;
 }
 
-/* Field `key` of table t as an integer in [lo, hi] (def when absent). */
-lua_Integer lnm_field_int(lua_State *L, int t, const char *key, lua_Integer def, lua_Integer lo,
-                             lua_Integer hi) {
-  lua_Number v = lnm_field_number(L, t, key, (lua_Number)def, (lua_Number)lo);
-  if (v != floor(v) || v > (lua_Number)hi)
-    luaL_error(L, "bad option '%s' (integer in %d..%d expected)", key, (int)lo, (int)hi);
+lua_Number lnm_field_number(lua_State *L, int t, const char *key, lua_Number def, lua_Number lo) {
+  return lnm_subfield_number(L, t, NULL, key, def, lo);
+}
+
+/* Field `key` of option table t (itself `in`) as an integer in [lo, hi]
+ * (def when absent). */
+lua_Integer lnm_subfield_int(lua_State *L, int t, const char *in, const char *key, lua_Integer def,
+                             lua_Integer lo, lua_Integer hi) {
+  lua_Number v = (lua_Number)def;
+  lua_getfield(L, t, key);
+  if (!lua_isnil(L, -1)) {
+    const int at = lua_gettop(L);
+    v = lua_tonumber(L, -1);
+    if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < (lua_Number)lo || v > (lua_Number)hi) {
+      const char *l = lnm_number(L, (lua_Number)lo), *h = lnm_number(L, (lua_Number)hi);
+      field_error(L, in, key, lua_pushfstring(L, "integer in %s..%s", l, h), at);
+    }
+  }
+  lua_pop(L, 1);
   return (lua_Integer)v;
 }
 
-/* Reads a 3-number table field ({x,y,z}) into v; 0 when absent. */
-int lnm_field_vec3(lua_State *L, int t, const char *key, float v[3]) {
-  int i;
+lua_Integer lnm_field_int(lua_State *L, int t, const char *key, lua_Integer def, lua_Integer lo,
+                             lua_Integer hi) {
+  return lnm_subfield_int(L, t, NULL, key, def, lo, hi);
+}
+
+/* Reads a 3-number field ({x,y,z}) of option table t (itself `in`) into v;
+ * 0 when absent. */
+int lnm_subfield_vec3(lua_State *L, int t, const char *in, const char *key, float v[3]) {
+  int i, at;
   lua_getfield(L, t, key);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
     return 0;
   }
-  if (!lua_istable(L, -1)) luaL_error(L, "bad option '%s' (table {x, y, z} expected)", key);
+  at = lua_gettop(L);
+  if (!lua_istable(L, -1)) field_error(L, in, key, "table {x, y, z}", at);
   for (i = 0; i < 3; i++) {
     lua_Number n;
-    lua_rawgeti(L, -1, i + 1);
+    lua_rawgeti(L, at, i + 1);
     n = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(n)) luaL_error(L, "bad option '%s' (3 finite numbers expected)", key);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(n) || fabs(n) > 3.0e38) {
+      const int item = lua_gettop(L);
+      field_error(L, in, lua_pushfstring(L, "%s[%d]", key, i + 1), "finite number", item);
+    }
     v[i] = (float)n;
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
   return 1;
+}
+
+int lnm_field_vec3(lua_State *L, int t, const char *key, float v[3]) {
+  return lnm_subfield_vec3(L, t, NULL, key, v);
 }
 
 /* Pushes the outcome triple nil, "<what>: <text>[: detail]", "<CODE>". */
@@ -97,8 +376,10 @@ int lnm_push_fail(lua_State *L, const char *what, nm_status st, const nm_diag *d
   return 3;
 }
 
-/* Raises for statuses that are never outcomes (memory, parameters). */
+/* Raises for statuses that are never outcomes (memory, parameters); the
+ * message starts with the running function's public name (else `what`). */
 void lnm_raise_status(lua_State *L, const char *what, nm_status st, const nm_diag *diag) {
+  what = fname_or(L, what);
   if (st == NM_ERR_NOMEM) luaL_error(L, "%s: not enough memory", what);
   if (diag && diag->msg[0]) luaL_error(L, "%s: %s", what, diag->msg);
   luaL_error(L, "%s: %s", what, nm_strerror(st));
@@ -168,8 +449,8 @@ void lnm_handle_close(lnm_mesh *h) {
 
 /* The open handle at idx; raises on a closed one. */
 lnm_mesh *lnm_check_mesh(lua_State *L, int idx) {
-  lnm_mesh *h = (lnm_mesh *)luaL_checkudata(L, idx, LNM_MESH);
-  if (!h->mesh) luaL_error(L, "attempt to use a closed " LNM_MESH);
+  lnm_mesh *h = (lnm_mesh *)lnm_checkudata(L, idx, LNM_MESH);
+  if (!h->mesh) luaL_error(L, "%s: attempt to use a closed " LNM_MESH, fname_or(L, "navmesh"));
   return h;
 }
 
@@ -179,7 +460,7 @@ nm_polyref *lnm_ensure_path(lua_State *L, lnm_mesh *h, int n) {
     int cap = n < 256 ? 256 : n;
     void *p = h->alloc.fn(h->alloc.ud, h->path, (size_t)h->path_cap * sizeof(nm_polyref),
                           (size_t)cap * sizeof(nm_polyref));
-    if (!p) luaL_error(L, "not enough memory");
+    if (!p) luaL_error(L, "%s: not enough memory", fname_or(L, "navmesh"));
     h->path = (nm_polyref *)p;
     h->path_cap = cap;
   }
@@ -200,7 +481,7 @@ void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n) {
   if (!r) { /* keep the sizes consistent: shrink what did grow back */
     if (f) h->flags = (uint8_t *)h->alloc.fn(h->alloc.ud, h->flags, (size_t)cap, (size_t)h->pts_cap);
     if (p) h->pts = (float *)h->alloc.fn(h->alloc.ud, h->pts, (size_t)cap * 3 * sizeof(float), (size_t)h->pts_cap * 3 * sizeof(float));
-    luaL_error(L, "not enough memory");
+    luaL_error(L, "%s: not enough memory", fname_or(L, "navmesh"));
   }
   h->refs = (nm_polyref *)r;
   h->pts_cap = cap;
@@ -209,20 +490,32 @@ void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n) {
 /* The filter at idx or the handle's default. */
 const nm_filter *lnm_opt_filter(lua_State *L, int idx, lnm_mesh *h) {
   if (lua_isnoneornil(L, idx)) return &h->filter;
-  return (const nm_filter *)luaL_checkudata(L, idx, LNM_FILTER);
+  return (const nm_filter *)lnm_checkudata(L, idx, LNM_FILTER);
+}
+
+/* Option `key` of table t as a filter (NULL when absent). */
+const nm_filter *lnm_field_filter(lua_State *L, int t, const char *key) {
+  const nm_filter *f = NULL;
+  lua_getfield(L, t, key);
+  if (!lua_isnil(L, -1) && !(f = (const nm_filter *)luaL_testudata(L, -1, LNM_FILTER)))
+    lnm_opterror(L, key, LNM_FILTER " expected, got %s; make one with navmesh.filter{...}", lnm_got(L, lua_gettop(L)));
+  lua_pop(L, 1);
+  return f;
 }
 
 /* A polygon reference argument (an integer in 1 .. 2^32-1). */
 static nm_polyref check_ref(lua_State *L, int idx) {
-  lua_Integer r = lnm_checkinteger(L, idx);
-  if (r <= 0 || r > (lua_Integer)0xffffffffu) luaL_argerror(L, idx, "invalid polygon reference");
+  lua_Integer r = lnm_check_integer(L, idx);
+  if (r <= 0 || r > (lua_Integer)0xffffffffu)
+    lnm_argerror(L, idx, lua_pushfstring(L, "invalid polygon reference %s", lnm_got(L, idx)));
   return (nm_polyref)r;
 }
 
 /* A reference that must be valid in the handle's mesh. */
 nm_polyref lnm_check_valid_ref(lua_State *L, lnm_mesh *h, int idx) {
   nm_polyref r = check_ref(L, idx);
-  if (!nm_navmesh_is_valid_ref(h->mesh, r)) luaL_argerror(L, idx, "invalid polygon reference");
+  if (!nm_navmesh_is_valid_ref(h->mesh, r))
+    lnm_argerror(L, idx, lua_pushfstring(L, "invalid polygon reference %s (not in this mesh)", lnm_got(L, idx)));
   return r;
 }
 
@@ -307,10 +600,15 @@ void lnm_new_class(lua_State *L, const char *name) {
   lua_pop(L, 1);
 }
 
-/* Adds methods to the __index table of class `name`. */
+/* Adds methods to the __index table of class `name` ("navmesh.NavMesh"),
+ * named for messages "NavMesh:<method>". */
 void lnm_add_methods(lua_State *L, const char *name, const luaL_Reg *methods) {
+  const char *dot = strrchr(name, '.');
   luaL_getmetatable(L, name);
   lua_getfield(L, -1, "__index");
   luaL_setfuncs(L, methods, 0);
-  lua_pop(L, 2);
+  lua_pushfstring(L, "%s:", dot ? dot + 1 : name);
+  lua_insert(L, -2);
+  name_functions(L, lua_tostring(L, -2));
+  lua_pop(L, 3);
 }

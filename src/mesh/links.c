@@ -67,10 +67,14 @@ static float slab_coord(const float *v, int side) {
 }
 
 /* An edge as a height profile along the border: (along, y) at both ends,
- * sorted by the along-border coordinate. */
+ * sorted by the along-border coordinate. A side that is no tile border
+ * (odd: diagonal) gives an empty profile, which overlaps nothing. */
 static void slab_ends(const float *va, const float *vb, float *bmin, float *bmax, int side) {
   const int ax = (side == 0 || side == 4) ? 2 : 0;
-  if (side != 0 && side != 4 && side != 2 && side != 6) return;
+  if (side != 0 && side != 4 && side != 2 && side != 6) {
+    bmin[0] = bmin[1] = bmax[0] = bmax[1] = 0;
+    return;
+  }
   if (va[ax] < vb[ax]) {
     bmin[0] = va[ax]; bmin[1] = va[1];
     bmax[0] = vb[ax]; bmax[1] = vb[1];

@@ -21,13 +21,13 @@ nm_status nm_navmesh_params_check(const nm_navmesh_params *p, nm_diag *diag) {
   if (!nm_isfinite3(p->orig))
     return nm_diag_set(diag, NM_ERR_PARAM, "origin", "origin must be finite");
   if (!(isfinite(p->tile_width) && p->tile_width > 0))
-    return nm_diag_set(diag, NM_ERR_PARAM, "tileWidth", "tileWidth must be > 0");
+    return nm_diag_set(diag, NM_ERR_PARAM, "tileWidth", "tileWidth must be > 0 (got %g)", (double)p->tile_width);
   if (!(isfinite(p->tile_height) && p->tile_height > 0))
-    return nm_diag_set(diag, NM_ERR_PARAM, "tileHeight", "tileHeight must be > 0");
+    return nm_diag_set(diag, NM_ERR_PARAM, "tileHeight", "tileHeight must be > 0 (got %g)", (double)p->tile_height);
   if (p->max_tiles < 1 || p->max_tiles > (1 << 22))
-    return nm_diag_set(diag, NM_ERR_PARAM, "maxTiles", "maxTiles must be in 1..4194304");
+    return nm_diag_set(diag, NM_ERR_PARAM, "maxTiles", "maxTiles must be in 1..4194304 (got %d)", p->max_tiles);
   if (p->max_polys < 1 || p->max_polys > (1 << 22))
-    return nm_diag_set(diag, NM_ERR_PARAM, "maxPolys", "maxPolys must be in 1..4194304");
+    return nm_diag_set(diag, NM_ERR_PARAM, "maxPolys", "maxPolys must be in 1..4194304 (got %d)", p->max_polys);
   tb = nm_ilog2(nm_next_pow2((uint32_t)p->max_tiles));
   pb = nm_ilog2(nm_next_pow2((uint32_t)p->max_polys));
   if (tb + pb > 22)

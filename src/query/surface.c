@@ -184,12 +184,13 @@ typedef struct nlist {
   float box[NM_TINY_NODES][4];
 } nlist;
 
-/* X/Z bounds of polygon verts v [(x,y,z) * n]. */
+/* X/Z bounds of polygon verts v [(x,y,z) * n] (an inverted box when n is
+ * 0, which no loaded polygon has: every one has 3 to 6 vertices). */
 static void bounds2d(const float *v, int n, float *b) {
   int i;
-  b[0] = b[2] = v[0];
-  b[1] = b[3] = v[2];
-  for (i = 1; i < n; i++) {
+  b[0] = b[1] = FLT_MAX;
+  b[2] = b[3] = -FLT_MAX;
+  for (i = 0; i < n; i++) {
     b[0] = nm_minf(b[0], v[i * 3]);
     b[2] = nm_maxf(b[2], v[i * 3]);
     b[1] = nm_minf(b[1], v[i * 3 + 2]);
