@@ -44,7 +44,7 @@ static int load_into(lua_State *L, const char *path, lnm_mesh *h, int nodes, int
   } else {
     const char *err = NULL;
     size_t len = 0, cap = 0;
-    char *buf = lnm_read_file(L, path, &len, &cap, &err);
+    char *buf = lnm_read_file(L, "load", path, &len, &cap, &err);
     if (!buf) {
       lua_pushnil(L);
       lua_pushfstring(L, "cannot open %s: %s", path, err);

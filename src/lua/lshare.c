@@ -107,6 +107,14 @@ static int lnm_shared_bytes(lua_State *L) {
   return 1;
 }
 
+/* navmesh.memory() -> bytes this Lua state's handles hold in its own
+ * memory (meshes it loaded or built, query state, scratch): memory the
+ * state's allocator gave out that collectgarbage("count") does not show. */
+static int lnm_memory(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)lnm_acct_bytes(L));
+  return 1;
+}
+
 /* ---- registration ---- */
 
 static const luaL_Reg share_methods[] = {
@@ -118,6 +126,7 @@ static const luaL_Reg share_funcs[] = {
   {"open", lnm_open},
   {"unshare", lnm_unshare},
   {"sharedBytes", lnm_shared_bytes},
+  {"memory", lnm_memory},
   {NULL, NULL}
 };
 
