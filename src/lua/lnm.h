@@ -49,6 +49,8 @@ typedef struct lnm_mesh {
   nm_polyref *tb_refs, *tb_parents;
   float *tb_costs;
   int tb_cap;
+  size_t charged;      /* bytes charged to the collector (lnm_gc_charge) */
+  size_t mark;         /* bytes held through the state's account when made */
 } lnm_mesh;
 
 /* ---- lutil.c: arguments and options ---- */
@@ -76,10 +78,11 @@ void lnm_set_vec(lua_State *L, const char *k, const float *v);
  * Each Lua state that loads the module gets one account: its handles
  * allocate through it (the state's allocator, counted), so navmesh.memory()
  * can say what the module holds in that state's memory outside the GC's
- * count. lnm_gc_charge tells the collector about bytes a handle took. */
+ * count. lnm_gc_charge tells the collector about bytes a handle took;
+ * closing the handle takes them back. */
 void lnm_acct_open(lua_State *L);
 size_t lnm_acct_bytes(lua_State *L);
-void lnm_gc_charge(lua_State *L, size_t bytes);
+void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes);
 size_t lnm_handle_bytes(const lnm_mesh *h);
 
 /* ---- lutil.c: NavMesh handles ---- */

@@ -80,7 +80,8 @@ static int lnm_open(lua_State *L) {
   const char *name = check_name(L, 1, &len);
   int t = lnm_opt_table(L, 2, lnm_handle_opts), nodes = lnm_opt_max_nodes(L, t);
   lnm_mesh *h = lnm_new_handle(L);
-  nm_navmesh *mesh = lnm_registry_open(name, len);
+  size_t bytes = 0;
+  nm_navmesh *mesh = lnm_registry_open(name, len, &bytes);
   if (!mesh) {
     lua_pushnil(L);
     lua_pushfstring(L, "open: no navmesh is shared as '%s'", name);
@@ -89,6 +90,7 @@ static int lnm_open(lua_State *L) {
   }
   h->sysmem = 1;
   lnm_handle_attach(L, h, mesh, nodes);
+  lnm_gc_charge(L, h, bytes); /* it may be the last handle on an old version */
   return 1;
 }
 

@@ -33,7 +33,7 @@ static void ensure_tb(lua_State *L, lnm_mesh *h, int n) {
     lnm_toolbox_free(h);
     luaL_error(L, "not enough memory");
   }
-  lnm_gc_charge(L, c * (2 * sizeof(nm_polyref) + sizeof(float)));
+  lnm_gc_charge(L, h, c * (2 * sizeof(nm_polyref) + sizeof(float)));
 }
 
 /* Pushes an array of n numbers. */

@@ -173,19 +173,22 @@ size_t lnm_handle_bytes(const lnm_mesh *h) {
   return h->alloc.fn == acct_alloc ? ((const lnm_acct *)h->alloc.ud)->bytes : 0;
 }
 
-/* Counts `bytes` a handle just took (a mesh it holds, shared or not, its
- * query, scratch) and runs a full collection once the bytes taken since the
- * last one pass what the state held after it (its Lua heap and the
- * module's bytes; at least LNM_GC_FLOOR): Lua's own rule (collect when
- * memory has doubled) with the module's bytes counted. Dropped handles are
- * then freed at the pace memory is taken, whatever the collector's mode:
- * Lua's step API cannot do it in generational mode (5.4, 5.5, the default
- * of lua.c and of Skynet), where stepping only makes minor collections,
- * which age the dropped handles instead of freeing them. Nothing runs while
- * the collector is stopped (5.2 and later; 5.1 and LuaJIT cannot tell). */
-void lnm_gc_charge(lua_State *L, size_t bytes) {
+/* Counts `bytes` handle h just took (a mesh it holds, shared or not, its
+ * query, scratch) and runs a full collection once the bytes taken and not
+ * given back by close since the last one pass what the state held after it
+ * (its Lua heap and the module's bytes; at least LNM_GC_FLOOR): Lua's own
+ * rule (collect when memory has doubled) with the module's bytes counted.
+ * Handles dropped without close are then freed at the pace memory is
+ * taken, whatever the collector's mode (Lua's step API cannot do it in
+ * generational mode, the default of 5.4's and 5.5's lua.c and of Skynet:
+ * stepping only makes minor collections, which age the dropped handles
+ * instead of freeing them), and code that closes its handles never pays
+ * for a collection. Nothing runs while the collector is stopped (5.2 and
+ * later; 5.1 and LuaJIT cannot tell). */
+void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
   lnm_acct *a = state_acct(L);
-  if (!a) return;
+  if (!a || h->alloc.ud != a) return;
+  h->charged += bytes;
   a->charged += bytes;
   if (a->charged <= (a->base > LNM_GC_FLOOR ? a->base : LNM_GC_FLOOR)) return;
 #if LUA_VERSION_NUM >= 502
@@ -194,6 +197,14 @@ void lnm_gc_charge(lua_State *L, size_t bytes) {
   lua_gc(L, LUA_GCCOLLECT, 0);
   a->charged = 0;
   a->base = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
+}
+
+/* Gives back what handle h was charged (it is being closed). */
+static void gc_refund(lnm_mesh *h) {
+  lnm_acct *a = (lnm_acct *)h->alloc.ud;
+  if (h->alloc.fn != acct_alloc) return;
+  a->charged -= h->charged < a->charged ? h->charged : a->charged;
+  h->charged = 0;
 }
 
 /* ---- handles ---- */
@@ -207,6 +218,7 @@ lnm_mesh *lnm_new_handle(lua_State *L) {
   if (a) {
     h->alloc.fn = acct_alloc;
     h->alloc.ud = a;
+    h->mark = a->bytes;
   } else {
     h->alloc.fn = lua_getallocf(L, &h->alloc.ud);
   }
@@ -216,17 +228,17 @@ lnm_mesh *lnm_new_handle(lua_State *L) {
 }
 
 /* Attaches a mesh (taking over one reference), makes the handle's query and
- * charges the collector for both (the mesh may be shared: the handle may be
- * the last one keeping an old version alive). */
+ * charges the collector for what the handle took from the state's memory
+ * since it was made (a mesh it loaded or built, the query). A shared mesh
+ * is charged by navmesh.open: its bytes are in system memory. */
 void lnm_handle_attach(lua_State *L, lnm_mesh *h, nm_navmesh *mesh, int max_nodes) {
-  nm_navmesh_info info;
-  size_t before = lnm_handle_bytes(h);
   nm_status st;
+  size_t now;
   h->mesh = mesh;
   h->max_nodes = max_nodes;
   if ((st = nm_query_new(mesh, max_nodes, &h->alloc, &h->q)) < 0) lnm_raise_status(L, "navmesh", st, NULL);
-  nm_navmesh_get_info(mesh, &info);
-  lnm_gc_charge(L, info.memory_bytes + (lnm_handle_bytes(h) - before));
+  now = lnm_handle_bytes(h);
+  lnm_gc_charge(L, h, now > h->mark ? now - h->mark : 0);
 }
 
 /* Frees bytes parked by lnm_push_owned_bytes (the push raised). */
@@ -248,6 +260,7 @@ void lnm_push_owned_bytes(lua_State *L, lnm_mesh *h, void *bytes, size_t len) {
 
 /* Frees everything a handle owns; idempotent. */
 void lnm_handle_close(lnm_mesh *h) {
+  gc_refund(h);
   if (h->mesh) drop_out(h);
   nm_query_free(h->q);
   h->q = NULL;
@@ -282,7 +295,7 @@ nm_polyref *lnm_ensure_path(lua_State *L, lnm_mesh *h, int n) {
     h->path = (nm_polyref *)p;
     n = h->path_cap;
     h->path_cap = cap;
-    lnm_gc_charge(L, (size_t)(cap - n) * sizeof(nm_polyref));
+    lnm_gc_charge(L, h, (size_t)(cap - n) * sizeof(nm_polyref));
   }
   return h->path;
 }
@@ -306,7 +319,7 @@ void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n) {
   h->refs = (nm_polyref *)r;
   n = h->pts_cap;
   h->pts_cap = cap;
-  lnm_gc_charge(L, (size_t)(cap - n) * (3 * sizeof(float) + 1 + sizeof(nm_polyref)));
+  lnm_gc_charge(L, h, (size_t)(cap - n) * (3 * sizeof(float) + 1 + sizeof(nm_polyref)));
 }
 
 /* The filter at idx or the handle's default. */

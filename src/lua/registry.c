@@ -32,6 +32,7 @@
 typedef struct entry {
   struct entry *next;
   nm_navmesh *mesh;  /* one reference held */
+  size_t bytes;      /* its memory (nm_navmesh_info.memory_bytes) */
   size_t len;
   char name[1];      /* len bytes, then a NUL */
 } entry;
@@ -95,12 +96,15 @@ static entry **find(const char *name, size_t len) {
 int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace) {
   entry *fresh = (entry *)malloc(sizeof(entry) + len), **e;
   nm_navmesh *old = NULL;
+  nm_navmesh_info info;
   int rc = LNM_REG_OK;
   if (!fresh) return LNM_REG_NOMEM;
+  nm_navmesh_get_info(mesh, &info); /* frozen: it stays true */
   memcpy(fresh->name, name, len);
   fresh->name[len] = '\0';
   fresh->len = len;
   fresh->mesh = mesh;
+  fresh->bytes = info.memory_bytes;
   pthread_mutex_lock(&lock);
   e = find(name, len);
   if (!*e) {             /* a new name */
@@ -113,6 +117,7 @@ int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace
       nm_navmesh_retain(mesh);
       old = (*e)->mesh;
       (*e)->mesh = mesh;
+      (*e)->bytes = fresh->bytes;
     } else {
       rc = LNM_REG_EXISTS;
     }
@@ -124,13 +129,14 @@ int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace
   return rc;
 }
 
-nm_navmesh *lnm_registry_open(const char *name, size_t len) {
+nm_navmesh *lnm_registry_open(const char *name, size_t len, size_t *bytes) {
   nm_navmesh *mesh = NULL;
   entry **e;
   pthread_mutex_lock(&lock);
   e = find(name, len);
   if (*e) {
     mesh = (*e)->mesh;
+    *bytes = (*e)->bytes;
     nm_navmesh_retain(mesh);
   }
   pthread_mutex_unlock(&lock);
