@@ -24,7 +24,7 @@ endif
 LUAS := 5.4:/usr/include/lua5.4 jit:/usr/include/luajit-2.1 5.1:/usr/include/lua5.1 5.3:/usr/include/lua5.3
 FOUND_LUAS := $(foreach l,$(LUAS),$(if $(wildcard $(word 2,$(subst :, ,$(l)))/lua.h),$(l)))
 MODULES := $(foreach l,$(FOUND_LUAS),$(B)/$(word 1,$(subst :, ,$(l)))/navmesh/core.so)
-CUSTOM  ?= $(B)/custom
+CUSTOM  := $(B)/custom
 ifneq ($(LUA_INCDIR),)
 MODULES := $(CUSTOM)/navmesh/core.so
 endif
