@@ -4,9 +4,9 @@
 #   make demo       builds a procedural level, finds a path, writes build/demo.svg
 #   make bench      timings in C and from Lua (make bench BENCH_SECONDS=1)
 # Variables: CC, LUA_INCDIR (build one module against these headers, e.g.
-# skynet/3rd/lua), OPT, WERROR (empty: warnings stay warnings, so other
-# compilers and flags such as OPT=-O3 build; tools/test.sh, and so `make
-# test` and CI, set WERROR=-Werror).
+# skynet/3rd/lua, into CUSTOM, default build/custom), OPT, WERROR (empty:
+# warnings stay warnings, so other compilers and flags such as OPT=-O3
+# build; tools/test.sh, and so `make test` and CI, set WERROR=-Werror).
 
 CC      ?= cc
 OPT     ?= -O2
@@ -27,11 +27,12 @@ endif
 LUAS := 5.4:/usr/include/lua5.4 jit:/usr/include/luajit-2.1 5.1:/usr/include/lua5.1 5.3:/usr/include/lua5.3
 FOUND_LUAS := $(foreach l,$(LUAS),$(if $(wildcard $(word 2,$(subst :, ,$(l)))/lua.h),$(l)))
 MODULES := $(foreach l,$(FOUND_LUAS),$(B)/$(word 1,$(subst :, ,$(l)))/navmesh/core.so)
+CUSTOM  := $(B)/custom
 ifneq ($(LUA_INCDIR),)
-MODULES := $(B)/custom/navmesh/core.so
+MODULES := $(CUSTOM)/navmesh/core.so
 endif
 
-.PHONY: all deps test test-c test-lua demo bench fuzz clean
+.PHONY: all deps test test-c test-lua demo bench fuzz clean FORCE
 all: $(LIB) $(MODULES)
 
 $(B)/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
@@ -48,14 +49,22 @@ $(LIB): $(OBJ)
 BINDING := $(wildcard src/lua/*.c)
 BINDING_H := $(wildcard src/lua/*.h)
 define lua_module
-$(B)/$(1)/navmesh/core.so: $(BINDING) $(BINDING_H) include/navmesh.h $(LIB)
+$(1)/navmesh/core.so: $(BINDING) $(BINDING_H) include/navmesh.h $(LIB)
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(CFLAGS_CORE) -I$(2) $$(SOFLAGS) $(BINDING) $(LIB) -lm -lpthread -o $$@
 endef
-$(foreach l,$(FOUND_LUAS),$(eval $(call lua_module,$(word 1,$(subst :, ,$(l))),$(word 2,$(subst :, ,$(l))))))
+$(foreach l,$(FOUND_LUAS),$(eval $(call lua_module,$(B)/$(word 1,$(subst :, ,$(l))),$(word 2,$(subst :, ,$(l))))))
+# make LUA_INCDIR=<dir>: the module depends on the headers it was built
+# against. $(CUSTOM)/incdir records their directory and is rewritten (so the
+# module is rebuilt) only when another directory is given.
 ifneq ($(LUA_INCDIR),)
-$(eval $(call lua_module,custom,$(LUA_INCDIR)))
+$(CUSTOM)/incdir: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(abspath $(LUA_INCDIR))' | cmp -s - $@ || echo '$(abspath $(LUA_INCDIR))' >$@
+$(CUSTOM)/navmesh/core.so: $(CUSTOM)/incdir $(wildcard $(LUA_INCDIR)/*.h)
+$(eval $(call lua_module,$(CUSTOM),$(LUA_INCDIR)))
 endif
+FORCE:
 
 deps:
 	@sh tools/deps.sh

@@ -159,8 +159,17 @@ navmesh.debug = require "navmesh.debug"
 -- @tparam string name
 -- @treturn boolean whether the name was shared
 
---- Bytes held by shared meshes in this process (this module's registry).
+--- Bytes held by shared meshes in this process (this module's registry),
+-- including old versions that open handles still use.
 -- @function sharedBytes
+-- @treturn integer
+
+--- Bytes this Lua state's handles hold in its own memory (meshes it loaded
+-- or built and did not share, query state, scratch): memory its allocator
+-- gave out that `collectgarbage "count"` does not show. The module charges
+-- these bytes and the shared meshes its handles use to the collector (see
+-- docs/hosts.md, Memory), so dropped handles are collected.
+-- @function memory
 -- @treturn integer
 
 return navmesh

@@ -142,6 +142,8 @@ run_suite "doctest" lua5.4 tools/doctest.lua # every ```lua block of README.md, 
 run_suite "hosts-build" bash spec/hosts/build_test.sh
 run_suite "hosts-nginx" bash spec/hosts/nginx_test.sh
 run_suite "hosts-viewer" bash spec/hosts/viewer_test.sh
+run_suite "hosts-skynet" bash spec/hosts/skynet_test.sh # issue 19: real Skynet nodes, Lua 5.5.0 and 5.4.8
+run_suite "busted-5.5" bash spec/hosts/lua55_test.sh    # the specs on Skynet's standalone Lua 5.5.0
 TSAN_RUN=""
 command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null && TSAN_RUN="setarch $(uname -m) -R"
 run_suite "c-threads-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \

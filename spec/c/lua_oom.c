@@ -7,7 +7,12 @@
  * so core memory is counted too. Every run must either finish (the chunk
  * returns "ok") or raise "not enough memory" -- never return nil, msg for
  * an out-of-memory condition -- and after lua_close no byte may be live
- * (the half-made handle or buffer of a failed call is not leaked). */
+ * (the half-made handle or buffer of a failed call is not leaked).
+ *
+ * The big_blocks scenarios fail the other way hosts do (skynet.memlimit):
+ * only blocks above a size are refused (size_cap in track_alloc.h), for
+ * sizes from 64 bytes up, so one large buffer fails while every small
+ * allocation around it works; the same rules hold. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <unistd.h>
@@ -16,6 +21,7 @@
 #include "lualib.h"
 #include "tap.h"
 #include "fixture.h"
+#include "track_alloc.h"
 
 int luaopen_navmesh_core(lua_State *L);
 
@@ -92,9 +98,10 @@ static const char setup_chunk[] =
     "navmesh = require 'navmesh.core'\n"
     "mesh = assert(navmesh.loadString(mset))\n";
 
-/* A fresh state with the module preloaded and the setup run (no failures). */
-static lua_State *new_state(lim *c) {
-  lua_State *L = lua_newstate(lim_alloc, c);
+/* A fresh state on allocator fn(ud) with the module preloaded and the
+ * setup run (the allocator must not fail yet). */
+static lua_State *new_state(lua_Alloc fn, void *ud) {
+  lua_State *L = lua_newstate(fn, ud);
   if (!L) abort();
   luaL_openlibs(L);
   luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
@@ -129,7 +136,7 @@ static void scenario(const char *name, const char *chunk) {
     int st;
     const char *res;
     memset(&c, 0, sizeof c);
-    L = new_state(&c);
+    L = new_state(lim_alloc, &c);
     if (luaL_loadstring(L, chunk) != LUA_OK) {
       printf("#   %s: %s\n", name, lua_tostring(L, -1));
       bad++;
@@ -164,6 +171,59 @@ static void scenario(const char *name, const char *chunk) {
          raised, bad);
   CHECK(bad == 0);
   CHECK(n > 1);
+}
+
+/* Runs chunk (in a fresh state each time) with every block above `limit`
+ * bytes refused, limit = 64, 128, ... until a run meets no refusal: each run
+ * returns "ok" or raises "not enough memory", and leaves no byte live. */
+static void big_scenario(const char *name, const char *chunk) {
+  size_t limit;
+  long raised = 0, bad = 0, runs = 0;
+  for (limit = 64; limit < ((size_t)1 << 30); limit *= 2) {
+    size_cap c;
+    lua_State *L;
+    const char *res;
+    int st;
+    memset(&c, 0, sizeof c);
+    c.limit = (size_t)-1;
+    L = new_state(size_cap_fn, &c);
+    if (luaL_loadstring(L, chunk) != LUA_OK) abort();
+    c.limit = limit;
+    st = lua_pcall(L, 0, 1, 0);
+    c.limit = (size_t)-1;
+    res = lua_tostring(L, -1);
+    runs++;
+    if (st == LUA_OK ? (!res || strcmp(res, "ok") != 0) : (!res || !strstr(res, "not enough memory"))) {
+      printf("#   %s, blocks above %lu bytes refused: %s %s\n", name, (unsigned long)limit,
+             st == LUA_OK ? "returned" : "raised", res ? res : "(not a string)");
+      bad++;
+    } else if (st != LUA_OK) {
+      raised++;
+    }
+    lua_close(L);
+    if (c.t.live != 0 || c.t.bad_sizes) {
+      printf("#   %s, blocks above %lu bytes refused: %ld bytes live after lua_close, %ld size mismatches\n",
+             name, (unsigned long)limit, c.t.live, c.t.bad_sizes);
+      bad++;
+    }
+    if (!c.refused) break;
+  }
+  printf("# %-22s %2ld limits: %ld runs raised 'not enough memory', %ld problems\n", name, runs, raised, bad);
+  CHECK(bad == 0);
+  CHECK(raised > 0);
+}
+
+TEST(big_blocks) {
+  big_scenario("load file, big", "local m, e = navmesh.load(path) if not m then return 'nil: ' .. e end "
+                                 "return 'ok'");
+  big_scenario("loadString, big", "local m, e = navmesh.loadString(mset) if not m then return 'nil: ' .. e end "
+                                  "return 'ok'");
+  big_scenario("buildObj, big", "local m, e = navmesh.buildObj(objpath, {cellSize = 0.5}) "
+                                "return m and 'ok' or ('nil: ' .. tostring(e))");
+  big_scenario("share and open, big",
+               "local ok, m = pcall(function() assert(mesh:share('big', {replace = true}))\n"
+               "  return navmesh.open('big', {maxNodes = 8000}) end)\n"
+               "navmesh.unshare('big') if not ok then error(m, 0) end return m and 'ok' or 'nil'");
 }
 
 TEST(load) {
@@ -242,6 +302,7 @@ int main(void) {
   RUN(save);
   RUN(build);
   RUN(debug);
+  RUN(big_blocks);
   unlink(g_path);
   unlink(g_obj);
   unlink(g_out);

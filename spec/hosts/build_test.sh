@@ -8,15 +8,7 @@
 # The Skynet example's Lua files must compile. Output: TAP.
 set -u
 cd "$(dirname "$0")/../.."
-n=0
-failed=0
-say() { # say STATUS(0=ok) DESCRIPTION [DETAIL]
-  n=$((n + 1))
-  if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else
-    failed=$((failed + 1)); echo "not ok $n - $2"
-    [ $# -ge 3 ] && printf '%s\n' "$3" | head -8 | sed 's/^/#   /'
-  fi
-}
+. spec/hosts/tap.sh
 
 # check_module SO INTERPRETER: no liblua, lua_* undefined, loads and answers.
 check_module() {
@@ -62,5 +54,4 @@ for f in examples/skynet/*.lua; do
   out=$(luac5.4 -p "$f" 2>&1)
   say $? "$f compiles with luac5.4" "$out"
 done
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -1,7 +1,9 @@
 /* compat.h -- the few Lua 5.2+ API pieces that Lua 5.1 and LuaJIT lack.
  * Written against the 5.3/5.4 API; this shim fills the gaps (the approach
  * of lua-cjson and LPeg). LuaJIT 2.1 already has luaL_setfuncs,
- * luaL_testudata, luaL_setmetatable and luaL_newlib; plain 5.1 does not. */
+ * luaL_testudata, luaL_setmetatable and luaL_newlib; plain 5.1 does not.
+ * Lua 5.5.0 needs nothing here: the binding uses no call whose arguments
+ * changed in 5.5 (lua_gc's LUA_GCSTEP now takes bytes, not kilobytes). */
 #ifndef NM_LUA_COMPAT_H
 #define NM_LUA_COMPAT_H
 

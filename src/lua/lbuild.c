@@ -421,7 +421,7 @@ static int lnm_build_obj(lua_State *L) {
   lnm_opt_table(L, 3, lnm_handle_opts);
   what = lua_pushfstring(L, "buildObj %s", path);
   o = new_obj(L);
-  if (!(buf = lnm_read_file(L, path, &len, &cap, &err))) {
+  if (!(buf = lnm_read_file(L, what, path, &len, &cap, &err))) {
     lua_pushnil(L);
     lua_pushfstring(L, "cannot open %s: %s", path, err);
     lua_pushstring(L, nm_status_name(NM_ERR_IO));

@@ -44,7 +44,9 @@ static int load_into(lua_State *L, const char *path, lnm_mesh *h, int nodes, int
   } else {
     const char *err = NULL;
     size_t len = 0, cap = 0;
-    char *buf = lnm_read_file(L, path, &len, &cap, &err);
+    void *ud;
+    lua_Alloc fn = lua_getallocf(L, &ud); /* the buffer's allocator (lnm_read_file) */
+    char *buf = lnm_read_file(L, "load", path, &len, &cap, &err);
     if (!buf) {
       lua_pushnil(L);
       lua_pushfstring(L, "cannot open %s: %s", path, err);
@@ -52,7 +54,7 @@ static int load_into(lua_State *L, const char *path, lnm_mesh *h, int nodes, int
       return 3;
     }
     st = nm_navmesh_load(buf, len, &h->alloc, &diag, &mesh);
-    h->alloc.fn(h->alloc.ud, buf, cap, 0);
+    fn(ud, buf, cap, 0);
   }
   if (st < 0) return push_load_fail(L, path, st, &diag);
   lnm_handle_attach(L, h, mesh, nodes);

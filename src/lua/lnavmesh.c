@@ -17,6 +17,7 @@ int luaopen_navmesh_core(lua_State *L) {
 #ifdef luaL_checkversion
   luaL_checkversion(L);
 #endif
+  lnm_acct_open(L);
   lua_newtable(L);
   lnm_open_mesh(L);
   lnm_open_filter(L);

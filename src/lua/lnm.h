@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +35,7 @@
 typedef struct lnm_mesh {
   nm_navmesh *mesh;    /* NULL once closed */
   nm_query *q;
-  nm_alloc alloc;      /* the Lua state's allocator */
+  nm_alloc alloc;      /* the Lua state's allocator, through its account */
   nm_filter filter;    /* default filter */
   int max_nodes;
   nm_polyref *path;    /* scratch: corridors */
@@ -50,6 +51,8 @@ typedef struct lnm_mesh {
   nm_polyref *tb_refs, *tb_parents;
   float *tb_costs;
   int tb_cap;
+  size_t charged;      /* bytes charged to the collector (lnm_gc_charge) */
+  size_t mark;         /* bytes held through the state's account when made */
 } lnm_mesh;
 
 /* ---- lutil.c: messages ----
@@ -108,7 +111,8 @@ lua_Integer lnm_field_int(lua_State *L, int t, const char *key, lua_Integer def,
                           lua_Integer hi);
 int lnm_field_vec3(lua_State *L, int t, const char *key, float v[3]);
 void *lnm_scratch(lua_State *L, size_t n);
-char *lnm_read_file(lua_State *L, const char *path, size_t *len, size_t *cap, const char **err);
+char *lnm_read_file(lua_State *L, const char *what, const char *path, size_t *len, size_t *cap,
+                    const char **err);
 
 /* ---- lutil.c: results ---- */
 int lnm_push_fail(lua_State *L, const char *what, nm_status st, const nm_diag *diag);
@@ -117,6 +121,17 @@ void lnm_push_point(lua_State *L, const float *v);
 void lnm_push_refs(lua_State *L, const nm_polyref *refs, int n);
 void lnm_set_int(lua_State *L, const char *k, lua_Integer v);
 void lnm_set_vec(lua_State *L, const char *k, const float *v);
+
+/* ---- lutil.c: memory the collector does not see ----
+ * Each Lua state that loads the module gets one account: its handles
+ * allocate through it (the state's allocator, counted), so navmesh.memory()
+ * can say what the module holds in that state's memory outside the GC's
+ * count. lnm_gc_charge tells the collector about bytes a handle took;
+ * closing the handle takes them back. */
+void lnm_acct_open(lua_State *L);
+size_t lnm_acct_bytes(lua_State *L);
+void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes);
+size_t lnm_handle_bytes(const lnm_mesh *h);
 
 /* ---- lutil.c: NavMesh handles ---- */
 extern const char *const lnm_handle_opts[];

@@ -82,7 +82,8 @@ static int lnm_open(lua_State *L) {
   const char *name = check_name(L, 1, &len);
   int t = lnm_opt_table(L, 2, lnm_handle_opts), nodes = lnm_opt_max_nodes(L, t);
   lnm_mesh *h = lnm_new_handle(L);
-  nm_navmesh *mesh = lnm_registry_open(name, len);
+  size_t bytes = 0;
+  nm_navmesh *mesh = lnm_registry_open(name, len, &bytes);
   if (!mesh) {
     lua_pushnil(L);
     lua_pushfstring(L, "open: no navmesh is shared as '%s'", name);
@@ -91,6 +92,7 @@ static int lnm_open(lua_State *L) {
   }
   h->sysmem = 1;
   lnm_handle_attach(L, h, mesh, nodes);
+  lnm_gc_charge(L, h, bytes); /* it may be the last handle on an old version */
   return 1;
 }
 
@@ -109,6 +111,14 @@ static int lnm_shared_bytes(lua_State *L) {
   return 1;
 }
 
+/* navmesh.memory() -> bytes this Lua state's handles hold in its own
+ * memory (meshes it loaded or built, query state, scratch): memory the
+ * state's allocator gave out that collectgarbage("count") does not show. */
+static int lnm_memory(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)lnm_acct_bytes(L));
+  return 1;
+}
+
 /* ---- registration ---- */
 
 static const luaL_Reg share_methods[] = {
@@ -120,6 +130,7 @@ static const luaL_Reg share_funcs[] = {
   {"open", lnm_open},
   {"unshare", lnm_unshare},
   {"sharedBytes", lnm_shared_bytes},
+  {"memory", lnm_memory},
   {NULL, NULL}
 };
 

@@ -33,6 +33,7 @@ static void ensure_tb(lua_State *L, lnm_mesh *h, int n) {
     lnm_toolbox_free(h);
     lnm_raise_status(L, "navmesh", NM_ERR_NOMEM, NULL);
   }
+  lnm_gc_charge(L, h, c * (2 * sizeof(nm_polyref) + sizeof(float)));
 }
 
 /* Pushes an array of n numbers. */

@@ -391,24 +391,135 @@ void lnm_push_point(lua_State *L, const float *v) {
   lua_pushnumber(L, v[2]);
 }
 
+/* ---- memory the collector does not see ----
+ * The core and the handles' scratch allocate through the Lua state's
+ * allocator function directly, which the collector does not count: a state
+ * could drop handles holding megabytes while collectgarbage("count") shows
+ * kilobytes, and no cycle would come to free them. So each state gets one
+ * account (a userdata anchored in the registry, freed after every handle's
+ * __gc has run at lua_close) that counts what passes through it, and every
+ * byte a handle takes is charged (lnm_gc_charge). */
+
+typedef struct lnm_acct {
+  lua_Alloc fn;   /* the state's allocator */
+  void *ud;
+  size_t bytes;   /* held through this account now */
+  size_t charged; /* bytes handles took since the last collection we ran */
+  size_t base;    /* the state's heap + bytes after that collection */
+} lnm_acct;
+
+/* A collection is never run for less than this much charged. */
+#define LNM_GC_FLOOR ((size_t)1 << 20)
+
+static const char acct_key = 0; /* registry key (its address) */
+
+/* The state's allocator, counting. The state runs on one thread at a time
+ * and only its own handles use the account, so no atomics are needed. */
+static void *acct_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  lnm_acct *a = (lnm_acct *)ud;
+  void *p = a->fn(a->ud, ptr, osize, nsize);
+  if (nsize == 0 || p) a->bytes = a->bytes - (ptr ? osize : 0) + nsize;
+  return p;
+}
+
+/* The state's account, or NULL before lnm_acct_open. */
+static lnm_acct *state_acct(lua_State *L) {
+  lnm_acct *a;
+  lua_pushlightuserdata(L, (void *)&acct_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  a = (lnm_acct *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return a;
+}
+
+/* Makes the state's account (luaopen); a second require keeps the first. */
+void lnm_acct_open(lua_State *L) {
+  lnm_acct *a;
+  if (state_acct(L)) return;
+  lua_pushlightuserdata(L, (void *)&acct_key);
+  a = (lnm_acct *)lua_newuserdata(L, sizeof *a);
+  memset(a, 0, sizeof *a);
+  a->fn = lua_getallocf(L, &a->ud);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
+/* Bytes this state's handles hold in its memory (meshes, queries, scratch). */
+size_t lnm_acct_bytes(lua_State *L) {
+  lnm_acct *a = state_acct(L);
+  return a ? a->bytes : 0;
+}
+
+/* Bytes held through handle h's account now (all of its state's handles). */
+size_t lnm_handle_bytes(const lnm_mesh *h) {
+  return h->alloc.fn == acct_alloc ? ((const lnm_acct *)h->alloc.ud)->bytes : 0;
+}
+
+/* Counts `bytes` handle h just took (a mesh it holds, shared or not, its
+ * query, scratch) and runs a full collection once the bytes taken and not
+ * given back by close since the last one pass what the state held after it
+ * (its Lua heap and the module's bytes; at least LNM_GC_FLOOR): Lua's own
+ * rule (collect when memory has doubled) with the module's bytes counted.
+ * Handles dropped without close are then freed at the pace memory is
+ * taken, whatever the collector's mode (Lua's step API cannot do it in
+ * generational mode, the default of 5.4's and 5.5's lua.c and of Skynet:
+ * stepping only makes minor collections, which age the dropped handles
+ * instead of freeing them), and code that closes its handles never pays
+ * for a collection. Nothing runs while the collector is stopped (5.2 and
+ * later; 5.1 and LuaJIT cannot tell). */
+void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
+  lnm_acct *a = state_acct(L);
+  if (!a || h->alloc.ud != a) return;
+  h->charged += bytes;
+  a->charged += bytes;
+  if (a->charged <= (a->base > LNM_GC_FLOOR ? a->base : LNM_GC_FLOOR)) return;
+#if LUA_VERSION_NUM >= 502
+  if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;
+#endif
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  a->charged = 0;
+  a->base = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
+}
+
+/* Gives back what handle h was charged (it is being closed). */
+static void gc_refund(lnm_mesh *h) {
+  lnm_acct *a = (lnm_acct *)h->alloc.ud;
+  if (h->alloc.fn != acct_alloc) return;
+  a->charged -= h->charged < a->charged ? h->charged : a->charged;
+  h->charged = 0;
+}
+
 /* ---- handles ---- */
 
-/* Pushes a fresh, empty handle (closed until a mesh is attached). */
+/* Pushes a fresh, empty handle (closed until a mesh is attached); it
+ * allocates through the state's account. */
 lnm_mesh *lnm_new_handle(lua_State *L) {
+  lnm_acct *a = state_acct(L);
   lnm_mesh *h = (lnm_mesh *)lua_newuserdata(L, sizeof *h);
   memset(h, 0, sizeof *h);
-  h->alloc.fn = lua_getallocf(L, &h->alloc.ud);
+  if (a) {
+    h->alloc.fn = acct_alloc;
+    h->alloc.ud = a;
+    h->mark = a->bytes;
+  } else {
+    h->alloc.fn = lua_getallocf(L, &h->alloc.ud);
+  }
   nm_filter_init(&h->filter);
   luaL_setmetatable(L, LNM_MESH);
   return h;
 }
 
-/* Attaches a mesh (taking over one reference) and makes the handle's query. */
+/* Attaches a mesh (taking over one reference), makes the handle's query and
+ * charges the collector for what the handle took from the state's memory
+ * since it was made (a mesh it loaded or built, the query). A shared mesh
+ * is charged by navmesh.open: its bytes are in system memory. */
 void lnm_handle_attach(lua_State *L, lnm_mesh *h, nm_navmesh *mesh, int max_nodes) {
   nm_status st;
+  size_t now;
   h->mesh = mesh;
   h->max_nodes = max_nodes;
   if ((st = nm_query_new(mesh, max_nodes, &h->alloc, &h->q)) < 0) lnm_raise_status(L, "navmesh", st, NULL);
+  now = lnm_handle_bytes(h);
+  lnm_gc_charge(L, h, now > h->mark ? now - h->mark : 0);
 }
 
 /* Frees bytes parked by lnm_push_owned_bytes (the push raised). */
@@ -430,6 +541,7 @@ void lnm_push_owned_bytes(lua_State *L, lnm_mesh *h, void *bytes, size_t len) {
 
 /* Frees everything a handle owns; idempotent. */
 void lnm_handle_close(lnm_mesh *h) {
+  gc_refund(h);
   if (h->mesh) drop_out(h);
   nm_query_free(h->q);
   h->q = NULL;
@@ -462,7 +574,9 @@ nm_polyref *lnm_ensure_path(lua_State *L, lnm_mesh *h, int n) {
                           (size_t)cap * sizeof(nm_polyref));
     if (!p) luaL_error(L, "%s: not enough memory", fname_or(L, "navmesh"));
     h->path = (nm_polyref *)p;
+    n = h->path_cap;
     h->path_cap = cap;
+    lnm_gc_charge(L, h, (size_t)(cap - n) * sizeof(nm_polyref));
   }
   return h->path;
 }
@@ -484,7 +598,9 @@ void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n) {
     luaL_error(L, "%s: not enough memory", fname_or(L, "navmesh"));
   }
   h->refs = (nm_polyref *)r;
+  n = h->pts_cap;
   h->pts_cap = cap;
+  lnm_gc_charge(L, h, (size_t)(cap - n) * (3 * sizeof(float) + 1 + sizeof(nm_polyref)));
 }
 
 /* The filter at idx or the handle's default. */
@@ -528,8 +644,12 @@ int lnm_opt_max_nodes(lua_State *L, int t) {
 const char *const lnm_handle_opts[] = {"maxNodes", "mmap", NULL};
 
 /* Reads a whole file into a block from the Lua allocator: returns it with
- * its length (*len) and allocated size (*cap), or NULL and *err. */
-char *lnm_read_file(lua_State *L, const char *path, size_t *len, size_t *cap, const char **err) {
+ * its length (*len) and allocated size (*cap), or NULL and *err when the
+ * file cannot be read. Out of memory raises "<what>: not enough memory", as
+ * everywhere else (a host such as skynet.memlimit may refuse only this one
+ * large block: that is not a missing file). */
+char *lnm_read_file(lua_State *L, const char *what, const char *path, size_t *len, size_t *cap,
+                    const char **err) {
   void *ud;
   lua_Alloc fn = lua_getallocf(L, &ud);
   FILE *f = fopen(path, "rb");
@@ -542,7 +662,11 @@ char *lnm_read_file(lua_State *L, const char *path, size_t *len, size_t *cap, co
     if (n == *cap) {
       size_t ncap = *cap ? *cap * 2 : 65536;
       char *nb = (char *)fn(ud, buf, *cap, ncap);
-      if (!nb) { fn(ud, buf, *cap, 0); fclose(f); *err = "not enough memory"; return NULL; }
+      if (!nb) {
+        fn(ud, buf, *cap, 0);
+        fclose(f);
+        luaL_error(L, "%s: not enough memory", what);
+      }
       buf = nb;
       *cap = ncap;
     }

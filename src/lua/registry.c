@@ -12,9 +12,18 @@
  *
  * "Process-wide" means per loaded copy of this file: each navmesh/core.so
  * (one per Lua flavour) has its own registry, so a process that loads both
- * the 5.4 and the LuaJIT module has two independent sets of names. Names
- * still shared when the module is unloaded (the last Lua state that required
- * it closed) are released then. */
+ * the 5.4 and the LuaJIT module has two independent sets of names.
+ *
+ * A Lua state that closes unloads the C modules it loaded (dlclose), and the
+ * last one to close would take this registry with it: in Skynet, a loader
+ * service that shares a map and exits would leave no map behind. So the
+ * first successful share pins the module (pin_module): it stays loaded, and
+ * the names with it, until the process exits; the names still shared then
+ * are released by registry_unload. */
+#if !defined(_GNU_SOURCE)
+#  define _GNU_SOURCE /* dladdr */
+#endif
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +32,7 @@
 typedef struct entry {
   struct entry *next;
   nm_navmesh *mesh;  /* one reference held */
+  size_t bytes;      /* its memory (nm_navmesh_info.memory_bytes) */
   size_t len;
   char name[1];      /* len bytes, then a NUL */
 } entry;
@@ -58,6 +68,20 @@ const nm_alloc *lnm_registry_alloc(void) { return &sys_alloc; }
 
 size_t lnm_registry_bytes(void) { return __atomic_load_n(&live_bytes, __ATOMIC_RELAXED); }
 
+/* ---- keeping the module loaded ---- */
+
+static pthread_once_t pinned = PTHREAD_ONCE_INIT;
+
+/* Marks the shared object holding this file as never to be unloaded: the
+ * path from dladdr, opened again with RTLD_NODELETE (RTLD_NOLOAD: only if it
+ * is loaded; when the binding is linked into the program itself nothing is
+ * to be done and the call fails harmlessly). The handle is kept on purpose. */
+static void pin_module(void) {
+  Dl_info info;
+  if (dladdr((const void *)&pinned, &info) && info.dli_fname)
+    (void)dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 /* ---- the table ---- */
 
 /* The link pointing at the entry called name (or at the list's end). Called
@@ -72,12 +96,15 @@ static entry **find(const char *name, size_t len) {
 int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace) {
   entry *fresh = (entry *)malloc(sizeof(entry) + len), **e;
   nm_navmesh *old = NULL;
+  nm_navmesh_info info;
   int rc = LNM_REG_OK;
   if (!fresh) return LNM_REG_NOMEM;
+  nm_navmesh_get_info(mesh, &info); /* frozen: it stays true */
   memcpy(fresh->name, name, len);
   fresh->name[len] = '\0';
   fresh->len = len;
   fresh->mesh = mesh;
+  fresh->bytes = info.memory_bytes;
   pthread_mutex_lock(&lock);
   e = find(name, len);
   if (!*e) {             /* a new name */
@@ -90,6 +117,7 @@ int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace
       nm_navmesh_retain(mesh);
       old = (*e)->mesh;
       (*e)->mesh = mesh;
+      (*e)->bytes = fresh->bytes;
     } else {
       rc = LNM_REG_EXISTS;
     }
@@ -97,16 +125,18 @@ int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace
   pthread_mutex_unlock(&lock);
   free(fresh);
   nm_navmesh_release(old); /* outside the lock: may free a whole mesh */
+  if (rc == LNM_REG_OK) pthread_once(&pinned, pin_module);
   return rc;
 }
 
-nm_navmesh *lnm_registry_open(const char *name, size_t len) {
+nm_navmesh *lnm_registry_open(const char *name, size_t len, size_t *bytes) {
   nm_navmesh *mesh = NULL;
   entry **e;
   pthread_mutex_lock(&lock);
   e = find(name, len);
   if (*e) {
     mesh = (*e)->mesh;
+    *bytes = (*e)->bytes;
     nm_navmesh_retain(mesh);
   }
   pthread_mutex_unlock(&lock);
@@ -129,8 +159,8 @@ int lnm_registry_remove(const char *name, size_t len) {
 }
 
 #if defined(__GNUC__)
-/* Releases what is still shared when the module is unloaded: by then no Lua
- * state holds a handle from this copy of the module. */
+/* Releases what is still shared when the module is unloaded (at process
+ * exit once pinned, or when the last state closes before any share). */
 __attribute__((destructor)) static void registry_unload(void) {
   entry *e = entries, *next;
   entries = NULL;

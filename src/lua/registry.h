@@ -27,8 +27,8 @@ size_t lnm_registry_bytes(void);
 int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace);
 
 /* The mesh published under name with one new reference (the caller releases
- * it), or NULL when the name is not shared. */
-nm_navmesh *lnm_registry_open(const char *name, size_t len);
+ * it) and its memory bytes (*bytes), or NULL when the name is not shared. */
+nm_navmesh *lnm_registry_open(const char *name, size_t len, size_t *bytes);
 
 /* Drops the name (and the registry's reference). 1 if it was shared. */
 int lnm_registry_remove(const char *name, size_t len);
