@@ -172,6 +172,7 @@ struct nm_cache {
   int nupd, cap_upd;
   nm_scratch sa, sb;         /* grids, regions, contours / the mesh */
   size_t compressed;         /* bytes of stored layers */
+  uint32_t last_ref;         /* layer rebuilt last by nm_cache_update (tests) */
 };
 
 /* cache.c */

@@ -308,6 +308,7 @@ nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, int *rebu
     const uint32_t ref = c->upd[0];
     nm_clayer *l = nm_cache_layer_by_ref(c, ref);
     if (l && (st = nm_cache_rebuild(c, l, NULL)) < 0 && st == NM_ERR_NOMEM) return st; /* stays pending */
+    c->last_ref = ref;
     memmove(c->upd, c->upd + 1, sizeof(uint32_t) * (size_t)(c->nupd - 1));
     c->nupd--;
     settle(c, ref);
