@@ -173,6 +173,14 @@ nm_clayer *nm_cache_layer_by_ref(const nm_cache *c, uint32_t ref) {
   return l->data && l->salt == salt ? l : NULL;
 }
 
+int nm_cache_layers_at(const nm_cache *c, int tx, int ty, nm_clayer **out, int cap) {
+  nm_clayer *l = c->lut[cell_hash(tx, ty, c->lut_mask)];
+  int n = 0;
+  for (; l; l = l->next)
+    if (l->h.tx == tx && l->h.ty == ty && n < cap) out[n++] = l;
+  return n;
+}
+
 /* The stored layer at (tx, ty, tlayer), or NULL. */
 static nm_clayer *layer_at(const nm_cache *c, int tx, int ty, int tlayer) {
   nm_clayer *l = c->lut[cell_hash(tx, ty, c->lut_mask)];

@@ -20,11 +20,17 @@
 
 /* ---- decoding ---- */
 
-/* Copies one back-reference of len bytes from dist + 1 bytes back, one byte
- * at a time so overlapping references repeat a pattern. */
+/* Copies an overlapping back-reference of len bytes from dist + 1 bytes
+ * back: the pattern of dist + 1 bytes repeats, so whole copies of what is
+ * already written double the copied part each step. */
 static void flz_copy_back(uint8_t *out, size_t op, size_t dist, size_t len) {
-  size_t i, from = op - dist - 1;
-  for (i = 0; i < len; i++) out[op + i] = out[from + i];
+  const size_t from = op - dist - 1;
+  size_t done = 0;
+  while (done < len) {
+    const size_t n = len - done < done + dist + 1 ? len - done : done + dist + 1;
+    memcpy(out + op + done, out + from, n);
+    done += n;
+  }
 }
 
 nm_status nm_fastlz_decompress(const uint8_t *in, size_t n, uint8_t *out, size_t cap, size_t *outlen) {
@@ -50,7 +56,9 @@ nm_status nm_fastlz_decompress(const uint8_t *in, size_t n, uint8_t *out, size_t
       if (ip >= n) return NM_ERR_DATA;
       dist |= in[ip++];
       if (dist + 1 > op || len > cap - op) return NM_ERR_DATA;
-      flz_copy_back(out, op, dist, len);
+      if (dist == 0) memset(out + op, out[op - 1], len); /* a run of the last byte */
+      else if (len <= dist + 1) memcpy(out + op, out + op - dist - 1, len); /* no overlap */
+      else flz_copy_back(out, op, dist, len);
       op += len;
     }
   }

@@ -67,21 +67,18 @@ nm_status nm_layer_check_header(const nm_layer_header *h, int w, int hgt, nm_dia
 }
 
 /* Connection bits that would lead out of the grid are dropped, so the
- * stages never step outside it whatever the stored bits say; areas of 64
- * and up (no polygon area) become not walkable. */
+ * stages never step outside it whatever the stored bits say. (Areas are
+ * masked to 0..63 where they become polygon areas.) */
 static void sanitize(nm_lgrid *g) {
   int x, z;
-  for (z = 0; z < g->hgt; z++)
-    for (x = 0; x < g->w; x++) {
-      const int i = x + z * g->w;
-      uint8_t c = g->cons[i];
-      if (x == 0) c &= (uint8_t)~1u;
-      if (z == g->hgt - 1) c &= (uint8_t)~2u;
-      if (x == g->w - 1) c &= (uint8_t)~4u;
-      if (z == 0) c &= (uint8_t)~8u;
-      g->cons[i] = c;
-      if (g->areas[i] >= 64) g->areas[i] = NM_LAYER_NULL_AREA;
-    }
+  for (x = 0; x < g->w; x++) {
+    g->cons[x] &= (uint8_t)~8u;
+    g->cons[x + (g->hgt - 1) * g->w] &= (uint8_t)~2u;
+  }
+  for (z = 0; z < g->hgt; z++) {
+    g->cons[z * g->w] &= (uint8_t)~1u;
+    g->cons[g->w - 1 + z * g->w] &= (uint8_t)~4u;
+  }
 }
 
 nm_status nm_layer_decompress(const uint8_t *data, size_t size, nm_lgrid *g, nm_diag *diag) {
@@ -95,5 +92,9 @@ nm_status nm_layer_decompress(const uint8_t *data, size_t size, nm_lgrid *g, nm_
     return nm_diag_set(diag, NM_ERR_DATA, "data", "layer body decodes to %lu bytes, expected %lu",
                        (unsigned long)n, (unsigned long)(cells * 3));
   sanitize(g);
+  g->x0 = g->h.minx;
+  g->x1 = g->h.maxx;
+  g->z0 = g->h.miny;
+  g->z1 = g->h.maxy;
   return NM_OK;
 }

@@ -237,7 +237,7 @@ nm_status nm_lcontour_build(nm_lgrid *g, int climb, float max_error, nm_scratch 
   const size_t cells = (size_t)g->w * (size_t)g->hgt, temp = cells * 4 + 8;
   uint8_t *store = (uint8_t *)nm_scratch_take(s, cells * 16 + 16);
   ltemp t;
-  int x, z;
+  int r;
   size_t used = 0;
   t.verts = (uint8_t *)nm_scratch_take(s, temp * 4);
   t.poly = (uint16_t *)nm_scratch_take(s, temp * 2);
@@ -246,22 +246,18 @@ nm_status nm_lcontour_build(nm_lgrid *g, int climb, float max_error, nm_scratch 
   cset->conts = (nm_lcontour *)nm_scratch_take(s, 256 * sizeof(nm_lcontour));
   if (!store || !t.verts || !t.poly || !cset->conts) return NM_ERR_NOMEM;
   memset(cset->conts, 0, sizeof(nm_lcontour) * (size_t)cset->nconts);
-  for (z = 0; z < g->hgt; z++)
-    for (x = 0; x < g->w; x++) {
-      const int idx = x + z * g->w;
-      const uint8_t ri = g->regs[idx];
-      nm_lcontour *c;
-      if (ri == 0xff) continue;
-      c = &cset->conts[ri];
-      if (c->nverts > 0) continue;
-      c->reg = ri;
-      c->area = g->areas[idx];
-      if (!walk_contour(g, x, z, &t)) return NM_ERR_DATA;
-      if (t.nverts == 0) continue;
-      simplify_contour(&t, max_error);
-      if (used + (size_t)t.nverts * 4 > cells * 16 + 16) return NM_ERR_DATA;
-      store_contour(g, &t, climb, c, store + used);
-      used += (size_t)t.nverts * 4;
-    }
+  for (r = 0; r < g->nregs; r++) { /* each region from its first cell in row order */
+    const int idx = g->first[r];
+    nm_lcontour *c = &cset->conts[r];
+    if (g->first[r] == 0xffff) continue;
+    c->reg = (uint8_t)r;
+    c->area = g->areas[idx];
+    if (!walk_contour(g, idx % g->w, idx / g->w, &t)) return NM_ERR_DATA;
+    if (t.nverts == 0) continue;
+    simplify_contour(&t, max_error);
+    if (used + (size_t)t.nverts * 4 > cells * 16 + 16) return NM_ERR_DATA;
+    store_contour(g, &t, climb, c, store + used);
+    used += (size_t)t.nverts * 4;
+  }
   return NM_OK;
 }

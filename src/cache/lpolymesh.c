@@ -176,20 +176,36 @@ static void merge_polys(uint16_t *pa, const uint16_t *pb, int ea, int eb) {
   memcpy(pa, tmp, sizeof(uint16_t) * NVP);
 }
 
-/* Merges polygons (records of NVP) greedily, longest shared edge first;
- * areas (may be NULL) follow their polygons. Returns the new count. */
-static int merge_all(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t *verts) {
+/* Bit set of a polygon's vertex indices modulo 64: two polygons can only
+ * share an edge when their sets meet. */
+static uint64_t vmask(const uint16_t *p) {
+  uint64_t m = 0;
+  int i;
+  for (i = 0; i < NVP && p[i] != NULL_IDX; i++) m |= (uint64_t)1 << (p[i] & 63);
+  return m;
+}
+
+/* Merges polygons (records of NVP) greedily, longest shared edge first
+ * (ties: the first pair in index order), as Detour; areas (may be NULL)
+ * follow their polygons. masks [npolys] is scratch: pairs with no common
+ * vertex are skipped without measuring. Returns the new count. */
+static int merge_all(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t *verts, uint64_t *masks) {
+  int j;
+  for (j = 0; j < npolys; j++) masks[j] = vmask(&polys[j * NVP]);
   for (;;) {
-    int best = 0, bpa = 0, bpb = 0, bea = 0, beb = 0, j, k;
+    int best = 0, bpa = 0, bpb = 0, bea = 0, beb = 0, k;
     for (j = 0; j < npolys - 1; j++)
       for (k = j + 1; k < npolys; k++) {
-        int ea, eb;
-        const int v = merge_value(&polys[j * NVP], &polys[k * NVP], verts, &ea, &eb);
+        int ea, eb, v;
+        if (!(masks[j] & masks[k])) continue;
+        v = merge_value(&polys[j * NVP], &polys[k * NVP], verts, &ea, &eb);
         if (v > best) { best = v; bpa = j; bpb = k; bea = ea; beb = eb; }
       }
     if (best <= 0) return npolys;
     merge_polys(&polys[bpa * NVP], &polys[bpb * NVP], bea, beb);
+    masks[bpa] = vmask(&polys[bpa * NVP]);
     memcpy(&polys[bpb * NVP], &polys[(npolys - 1) * NVP], sizeof(uint16_t) * NVP);
+    masks[bpb] = masks[npolys - 1];
     if (areas) areas[bpb] = areas[npolys - 1];
     npolys--;
   }
@@ -353,6 +369,7 @@ static nm_status chain_hole(lhole *h) {
 static nm_status fill_hole(nm_lmesh *m, const lhole *h) {
   uint16_t tris[MAX_REM_EDGES * 3], tpoly[MAX_REM_EDGES], polys[MAX_REM_EDGES * NVP];
   uint8_t tverts[MAX_REM_EDGES * 4], pareas[MAX_REM_EDGES];
+  uint64_t masks[MAX_REM_EDGES];
   int i, j, ntris, npolys = 0;
   for (i = 0; i < h->n; i++) {
     const uint16_t *v = &m->verts[h->verts[i] * 3];
@@ -375,7 +392,7 @@ static nm_status fill_hole(nm_lmesh *m, const lhole *h) {
     pareas[npolys++] = (uint8_t)h->areas[t[0]];
   }
   if (!npolys) return NM_OK;
-  npolys = merge_all(polys, pareas, npolys, m->verts);
+  npolys = merge_all(polys, pareas, npolys, m->verts, masks);
   for (i = 0; i < npolys; i++) {
     uint16_t *p;
     if (m->npolys >= m->max_polys) break;
@@ -486,6 +503,7 @@ static void build_adjacency(nm_lmesh *m, const nm_lcontour_set *cset, ledge *edg
 typedef struct lwork {
   uint8_t *vflags;
   uint16_t *nextv, *indices, *tris, *tpolys, first[VBUCKETS];
+  uint64_t *masks;
   int max_cont;
 } lwork;
 
@@ -510,7 +528,7 @@ static nm_status add_contour(nm_lmesh *m, const nm_lcontour *c, lwork *w) {
     npolys++;
   }
   if (!npolys) return NM_OK;
-  npolys = merge_all(w->tpolys, NULL, npolys, m->verts);
+  npolys = merge_all(w->tpolys, NULL, npolys, m->verts, w->masks);
   for (j = 0; j < npolys; j++) {
     uint16_t *p;
     if (m->npolys >= m->max_polys) return NM_ERR_DATA;
@@ -545,8 +563,8 @@ static nm_status mesh_layout(const nm_lcontour_set *cset, nm_scratch *s, const n
     maxt += n - 2;
     maxc = nm_maxi(maxc, n);
   }
-  need = (size_t)maxv * 6 + (size_t)maxt * NVP * 4 + (size_t)maxt + (size_t)maxv * 3 + (size_t)maxc * (2 + 6 + NVP * 2) +
-         ((size_t)maxv + (size_t)maxt * NVP) * 2 + (size_t)maxt * NVP * sizeof(ledge) + 64 +
+  need = (size_t)maxc * 8 + 16 + (size_t)maxv * 6 + (size_t)maxt * NVP * 4 + (size_t)maxt + (size_t)maxv * 3 + (size_t)maxc * (2 + 6 + NVP * 2) +
+         ((size_t)maxv + (size_t)maxt * NVP) * 2 + (size_t)maxt * NVP * sizeof(ledge) + 256 +
          (size_t)maxv * 12 + (size_t)maxt * (NVP * 4 + 3) + 16; /* and the tile input (rebuild.c) */
   s->used = 0;
   if (nm_scratch_reserve(s, a, need) < 0) return NM_ERR_NOMEM;
@@ -561,6 +579,7 @@ static nm_status mesh_layout(const nm_lcontour_set *cset, nm_scratch *s, const n
   w->indices = (uint16_t *)nm_scratch_take(s, (size_t)maxc * 2);
   w->tris = (uint16_t *)nm_scratch_take(s, (size_t)maxc * 6);
   w->tpolys = (uint16_t *)nm_scratch_take(s, (size_t)maxc * NVP * 2);
+  w->masks = (uint64_t *)nm_scratch_take(s, (size_t)maxc * 8 + 8);
   w->max_cont = maxc;
   if (maxv) {
     memset(m->polys, 0xff, (size_t)maxt * NVP * 4);

@@ -9,6 +9,9 @@
  * that neighbour is their only contact with it, which joins the monotone
  * strips of simple shapes back together. At most 255 regions (8-bit ids).
  *
+ * Only the layer's cell rectangle (header minx..maxy) is visited: no cell
+ * of the layer lies outside it, and the rest of the grid keeps no region.
+ *
  * Two cells are connected when the second is walkable, the height step is
  * at most walk_climb and both have the same area (Detour does not compare
  * areas; the layers it builds have one walkable area, where this changes
@@ -32,33 +35,46 @@ typedef struct lregion {
 } lregion;
 
 size_t nm_lregion_scratch(int w) {
-  return nm_align4((size_t)w * sizeof(lsweep)) + 256 * sizeof(lregion) + 256;
+  return nm_align4((size_t)w * sizeof(lsweep)) + 256 * sizeof(lregion) + (size_t)w + 256;
 }
 
-/* 1 when cell ib is reachable from cell ia (walkable, climbable, same area). */
-static int lconnected(const nm_lgrid *g, int ia, int ib, int climb) {
-  int dh;
-  if (g->areas[ib] == NM_LAYER_NULL_AREA || g->areas[ib] != g->areas[ia]) return 0;
-  dh = (int)g->heights[ia] - (int)g->heights[ib];
-  return dh <= climb && dh >= -climb;
+/* Links of row y's cells: bit 1 when a cell reaches its -x neighbour, bit
+ * 2 its -z neighbour (both walkable with the same area, the height step
+ * within the climb); 0 for cells that are not walkable. */
+static void row_links(const nm_lgrid *g, int y, int climb, uint8_t *conn) {
+  const int w = g->w;
+  const uint8_t *a = g->areas + y * w, *h = g->heights + y * w;
+  int x;
+  for (x = g->x0; x <= g->x1; x++) {
+    int b = 0, dh;
+    if (x > 0) {
+      dh = (int)h[x] - (int)h[x - 1];
+      b = (a[x - 1] == a[x]) & (dh <= climb) & (dh >= -climb);
+    }
+    if (y > 0) {
+      dh = (int)h[x] - (int)h[x - w];
+      b |= ((a[x - w] == a[x]) & (dh <= climb) & (dh >= -climb)) << 1;
+    }
+    conn[x] = (uint8_t)(a[x] ? b : 0);
+  }
 }
 
 /* Assigns the sweep ids of row y (cells get their local sweep index). */
-static int sweep_row(nm_lgrid *g, int y, int climb, lsweep *sweeps, uint8_t *prev_count) {
+static int sweep_row(nm_lgrid *g, int y, const uint8_t *conn, lsweep *sweeps, uint8_t *prev_count) {
   const int w = g->w;
+  uint8_t *regs = g->regs + y * w;
   int x, nsweeps = 0;
-  for (x = 0; x < w; x++) {
-    const int idx = x + y * w;
+  for (x = g->x0; x <= g->x1; x++) {
     uint8_t sid = 0xff;
-    if (g->areas[idx] == NM_LAYER_NULL_AREA) continue;
-    if (x > 0 && lconnected(g, idx, idx - 1, climb) && g->regs[idx - 1] != 0xff) sid = g->regs[idx - 1];
+    if (g->areas[x + y * w] == NM_LAYER_NULL_AREA) continue;
+    if ((conn[x] & 1) && regs[x - 1] != 0xff) sid = regs[x - 1];
     if (sid == 0xff) {
       sid = (uint8_t)nsweeps++;
       sweeps[sid].nei = 0xff;
       sweeps[sid].ns = 0;
     }
-    if (y > 0 && lconnected(g, idx, idx - w, climb)) {
-      const uint8_t nr = g->regs[idx - w];
+    if (conn[x] & 2) {
+      const uint8_t nr = regs[x - w];
       if (nr != 0xff) {
         if (sweeps[sid].ns == 0) sweeps[sid].nei = nr;
         if (sweeps[sid].nei == nr) {
@@ -69,34 +85,9 @@ static int sweep_row(nm_lgrid *g, int y, int climb, lsweep *sweeps, uint8_t *pre
         }
       }
     }
-    g->regs[idx] = sid;
+    regs[x] = sid;
   }
   return nsweeps;
-}
-
-/* Monotone pass: region ids for every row; ERR_DATA past 255 regions. */
-static nm_status sweep_all(nm_lgrid *g, int climb, lsweep *sweeps, int *nregs) {
-  uint8_t prev_count[256];
-  int y, x, i, reg = 0;
-  for (y = 0; y < g->hgt; y++) {
-    int ns;
-    memset(prev_count, 0, (size_t)reg);
-    ns = sweep_row(g, y, climb, sweeps, prev_count);
-    for (i = 0; i < ns; i++) {
-      if (sweeps[i].nei != 0xff && (uint16_t)prev_count[sweeps[i].nei] == sweeps[i].ns) {
-        sweeps[i].id = sweeps[i].nei;
-      } else {
-        if (reg == 255) return NM_ERR_DATA; /* more regions than 8-bit ids */
-        sweeps[i].id = (uint8_t)reg++;
-      }
-    }
-    for (x = 0; x < g->w; x++) {
-      uint8_t *r = &g->regs[x + y * g->w];
-      if (*r != 0xff) *r = sweeps[*r].id;
-    }
-  }
-  *nregs = reg;
-  return NM_OK;
 }
 
 /* Appends v to a neighbour list unless it repeats the last entry. */
@@ -106,71 +97,112 @@ static void add_unique_last(lregion *r, uint8_t v) {
   r->neis[r->nneis++] = v;
 }
 
-/* Sizes, areas and row-to-row neighbours of the monotone regions. */
-static void region_neighbours(const nm_lgrid *g, int climb, lregion *regs, int nregs) {
-  int x, y, i;
-  memset(regs, 0, sizeof(lregion) * (size_t)nregs);
-  for (y = 0; y < g->hgt; y++)
-    for (x = 0; x < g->w; x++) {
-      const int idx = x + y * g->w;
-      const uint8_t ri = g->regs[idx];
-      if (ri == 0xff) continue;
-      regs[ri].area++;
-      regs[ri].area_id = g->areas[idx];
-      if (y > 0 && lconnected(g, idx, idx - g->w, climb)) {
-        const uint8_t rai = g->regs[idx - g->w];
-        if (rai != 0xff && rai != ri) {
-          add_unique_last(&regs[ri], rai);
-          add_unique_last(&regs[rai], ri);
-        }
+/* Gives row y's cells their region ids and adds them to their regions:
+ * cell counts, area, neighbours in the row above (in cell order). */
+static void settle_row(nm_lgrid *g, int y, const uint8_t *conn, const lsweep *sweeps, lregion *regs) {
+  const int w = g->w;
+  uint8_t *row = g->regs + y * w;
+  int x;
+  for (x = g->x0; x <= g->x1; x++) {
+    uint8_t ri;
+    if (row[x] == 0xff) continue;
+    ri = row[x] = sweeps[row[x]].id;
+    regs[ri].area++;
+    regs[ri].area_id = g->areas[x + y * w];
+    if (conn[x] & 2) {
+      const uint8_t rai = row[x - w];
+      if (rai != 0xff && rai != ri) {
+        add_unique_last(&regs[ri], rai);
+        add_unique_last(&regs[rai], ri);
       }
     }
-  for (i = 0; i < nregs; i++) regs[i].reg = (uint8_t)i;
+  }
 }
+
+/* Monotone pass: region ids for every row, with each region's size, area
+ * and neighbours; ERR_DATA past 255 regions. */
+static nm_status sweep_all(nm_lgrid *g, int climb, lsweep *sweeps, lregion *regs, uint8_t *conn, int *nregs) {
+  uint8_t prev_count[256];
+  int y, i, reg = 0;
+  for (y = g->z0; y <= g->z1; y++) {
+    int ns;
+    memset(prev_count, 0, (size_t)reg);
+    row_links(g, y, climb, conn);
+    ns = sweep_row(g, y, conn, sweeps, prev_count);
+    for (i = 0; i < ns; i++) {
+      if (sweeps[i].nei != 0xff && (uint16_t)prev_count[sweeps[i].nei] == sweeps[i].ns) {
+        sweeps[i].id = sweeps[i].nei;
+      } else {
+        if (reg == 255) return NM_ERR_DATA; /* more regions than 8-bit ids */
+        memset(&regs[reg], 0, sizeof *regs);
+        regs[reg].reg = (uint8_t)reg;
+        sweeps[i].id = (uint8_t)reg++;
+      }
+    }
+    settle_row(g, y, conn, sweeps, regs);
+  }
+  *nregs = reg;
+  return NM_OK;
+}
+
+/* Members of each merged region: a list per id through the regions, so
+ * the merge tests and relabelling visit one region's members, not all. */
+typedef struct lmembers {
+  uint8_t head[256], next[256];
+} lmembers;
 
 /* 1 when the merged region old touches region nw through exactly one
  * neighbour entry (merging then keeps the shape monotone enough). */
-static int can_merge(uint8_t old, uint8_t nw, const lregion *regs, int nregs) {
+static int can_merge(uint8_t old, uint8_t nw, const lregion *regs, const lmembers *mb) {
   int i, j, count = 0;
-  for (i = 0; i < nregs; i++) {
-    if (regs[i].reg != old) continue;
+  for (i = mb->head[old]; i != 0xff; i = mb->next[i])
     for (j = 0; j < regs[i].nneis; j++)
       if (regs[regs[i].neis[j]].reg == nw) count++;
-  }
   return count == 1;
+}
+
+/* Relabels the members of old as nw and joins the two lists. */
+static void relabel(lregion *regs, lmembers *mb, uint8_t old, uint8_t nw) {
+  int i, last = 0xff;
+  for (i = mb->head[old]; i != 0xff; i = mb->next[i]) {
+    regs[i].reg = nw;
+    last = i;
+  }
+  if (last == 0xff) return;
+  mb->next[last] = mb->head[nw];
+  mb->head[nw] = mb->head[old];
+  mb->head[old] = 0xff;
 }
 
 /* Merges each region into its largest mergeable neighbour of its area. */
 static void merge_regions(lregion *regs, int nregs) {
+  lmembers mb;
   int i, j;
+  memset(&mb, 0xff, sizeof mb);
+  for (i = 0; i < nregs; i++) mb.head[i] = (uint8_t)i;
   for (i = 0; i < nregs; i++) {
     lregion *r = &regs[i];
     int merge = -1, mergea = 0;
     for (j = 0; j < r->nneis; j++) {
       const lregion *n = &regs[r->neis[j]];
       if (r->reg == n->reg || r->area_id != n->area_id) continue;
-      if (n->area > mergea && can_merge(r->reg, n->reg, regs, nregs)) {
+      if (n->area > mergea && can_merge(r->reg, n->reg, regs, &mb)) {
         mergea = n->area;
         merge = r->neis[j];
       }
     }
-    if (merge != -1) {
-      const uint8_t old = r->reg, nw = regs[merge].reg;
-      for (j = 0; j < nregs; j++)
-        if (regs[j].reg == old) regs[j].reg = nw;
-    }
+    if (merge != -1) relabel(regs, &mb, r->reg, regs[merge].reg);
   }
 }
 
 nm_status nm_lregion_build(nm_lgrid *g, int climb, void *work) {
   lsweep *sweeps = (lsweep *)work;
   lregion *regs = (lregion *)((uint8_t *)work + nm_align4((size_t)g->w * sizeof(lsweep)));
-  uint8_t remap[256];
-  int nregs, i, n = 0;
+  uint8_t *conn = (uint8_t *)(regs + 256), remap[256];
+  int nregs, i, y, n = 0;
   nm_status st;
   memset(g->regs, 0xff, (size_t)g->w * (size_t)g->hgt);
-  if ((st = sweep_all(g, climb, sweeps, &nregs)) < 0) return st;
-  region_neighbours(g, climb, regs, nregs);
+  if ((st = sweep_all(g, climb, sweeps, regs, conn, &nregs)) < 0) return st;
   merge_regions(regs, nregs);
   memset(remap, 0, sizeof remap); /* compact the ids, keeping their order */
   for (i = 0; i < nregs; i++) remap[regs[i].reg] = 1;
@@ -178,7 +210,13 @@ nm_status nm_lregion_build(nm_lgrid *g, int climb, void *work) {
     if (remap[i]) remap[i] = (uint8_t)n++;
   for (i = 0; i < nregs; i++) regs[i].reg = remap[regs[i].reg];
   g->nregs = n;
-  for (i = 0; i < g->w * g->hgt; i++)
-    if (g->regs[i] != 0xff) g->regs[i] = regs[g->regs[i]].reg;
+  memset(g->first, 0xff, sizeof g->first);
+  for (y = g->z0; y <= g->z1; y++)
+    for (i = y * g->w + g->x0; i <= y * g->w + g->x1; i++) {
+      uint8_t *r = &g->regs[i];
+      if (*r == 0xff) continue;
+      *r = regs[*r].reg;
+      if (g->first[*r] == 0xffff) g->first[*r] = (uint16_t)i;
+    }
   return NM_OK;
 }

@@ -55,8 +55,11 @@ typedef struct nm_layer_header {
 typedef struct nm_lgrid {
   nm_layer_header h;
   int w, hgt;
+  int x0, x1, z0, z1;        /* the cells of the layer (header minx..maxy):
+                              * the stages look no further */
   uint8_t *heights, *areas, *cons, *regs;
   int nregs;
+  uint16_t first[256];       /* first cell of each region in row order */
 } nm_lgrid;
 
 /* A contour of one region: nverts vertices of 4 bytes (x, y, z, flags:
@@ -88,11 +91,12 @@ typedef struct nm_scratch {
   size_t size, used;
 } nm_scratch;
 
-/* Takes n bytes (4-aligned) from the scratch; NULL when it is too small
- * (the caller sizes it first with nm_scratch_reserve). */
+/* Takes n bytes (8-aligned) from the scratch; NULL when it is too small
+ * (the caller sizes it first with nm_scratch_reserve, allowing 8 bytes of
+ * alignment per take). */
 static inline void *nm_scratch_take(nm_scratch *s, size_t n) {
   void *r;
-  n = nm_align4(n);
+  n = (n + 7) & ~(size_t)7;
   if (n > s->size - s->used) return NULL;
   r = s->p + s->used;
   s->used += n;
@@ -178,6 +182,8 @@ struct nm_cache {
 /* cache.c */
 NM_INTERNAL nm_clayer *nm_cache_layer_by_ref(const nm_cache *c, uint32_t ref);
 NM_INTERNAL uint32_t nm_cache_layer_ref(const nm_cache *c, const nm_clayer *l);
+/* The layers at grid cell (tx, ty), newest first (at most cap). */
+NM_INTERNAL int nm_cache_layers_at(const nm_cache *c, int tx, int ty, nm_clayer **out, int cap);
 /* Layers whose tight bounds overlap the box, Detour's order (cells z then
  * x, a cell's layers newest first); calls fn for each. */
 NM_INTERNAL void nm_cache_query_layers(const nm_cache *c, const float *bmin, const float *bmax,

@@ -322,12 +322,13 @@ nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, int *rebu
 }
 
 nm_status nm_cache_build_tiles_at(nm_cache *c, int tx, int ty) {
-  int i;
+  nm_clayer *found[256];
+  int n, i;
   if (!c) return NM_ERR_PARAM;
-  for (i = 0; i < c->top; i++) {
-    nm_clayer *l = &c->layers[i];
-    nm_status st;
-    if (l->data && l->h.tx == tx && l->h.ty == ty && (st = nm_cache_rebuild(c, l, NULL)) < 0) return st;
+  n = nm_cache_layers_at(c, tx, ty, found, 256);
+  for (i = 0; i < n; i++) {
+    nm_status st = nm_cache_rebuild(c, found[i], NULL);
+    if (st < 0) return st;
   }
   return NM_OK;
 }

@@ -13,7 +13,7 @@
 nm_status nm_cache_scratch_init(nm_cache *c) {
   const int w = c->p.width, h = c->p.height;
   const size_t need = nm_align4((size_t)w * (size_t)h * 4) + nm_align4(nm_lregion_scratch(w)) +
-                      nm_lcontour_scratch(w, h) + 64;
+                      nm_lcontour_scratch(w, h) + 128;
   return nm_scratch_reserve(&c->sa, &c->alloc, need);
 }
 
