@@ -100,7 +100,10 @@ nm_status nm_cache_new(const nm_cache_params *p, const nm_cache_rules *rules, co
   c->alloc = a;
   c->p = *p;
   c->rules = *rules;
-  c->walk_climb = (int)(p->walkable_climb / p->cell_height);
+  { /* in cell heights; layer heights are bytes, so more than 255 is all */
+    const float climb = p->walkable_climb / p->cell_height;
+    c->walk_climb = climb < 1000.0f ? (int)climb : 1000;
+  }
   if ((st = cache_alloc(c)) < 0 || (st = nm_navmesh_new(&p->nav, &a, diag, &c->mesh)) < 0) {
     nm_cache_free(c);
     return st;

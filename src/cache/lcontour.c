@@ -39,7 +39,7 @@ static uint8_t neighbour_reg(const nm_lgrid *g, int x, int z, int dir) {
   const int ia = x + z * g->w;
   const uint8_t mask = (uint8_t)(1 << dir);
   if (!(g->cons[ia] & mask)) return (g->cons[ia] >> 4) & mask ? (uint8_t)(0xf8 + dir) : 0xff;
-  return g->regs[(x + ldir_x[dir]) + (z + ldir_z[dir]) * g->w];
+  return nm_lreg(g, (x + ldir_x[dir]) + (z + ldir_z[dir]) * g->w);
 }
 
 /* Appends a traced vertex, merging it into the last one when the last two
@@ -74,7 +74,7 @@ static int append_vertex(ltemp *t, int x, int y, int z, int r) {
 /* Traces the outline of the region of cell (x, z), which is its first cell
  * in row order, clockwise along cell corners. 0 when the buffer is full. */
 static int walk_contour(const nm_lgrid *g, int x, int z, ltemp *t) {
-  const uint8_t reg = g->regs[x + z * g->w];
+  const uint8_t reg = nm_lreg(g, x + z * g->w);
   int sx = x, sz = z, sdir = -1, dir, i, iter = 0, max_iter = g->w * g->hgt * 4;
   t->nverts = 0;
   for (i = 0; i < 4; i++) {
@@ -86,7 +86,7 @@ static int walk_contour(const nm_lgrid *g, int x, int z, ltemp *t) {
   while (iter < max_iter) {
     const uint8_t rn = neighbour_reg(g, x, z, dir);
     int nx = x, nz = z, ndir;
-    if (rn != g->regs[x + z * g->w]) { /* wall: add its corner, turn right */
+    if (rn != reg) { /* wall: add its corner, turn right */
       int px = x, pz = z;
       if (dir == 0) pz++;
       else if (dir == 1) { px++; pz++; }
@@ -204,8 +204,8 @@ static uint8_t corner_height(const nm_lgrid *g, int x, int y, int z, int climb, 
       if (lh - y > climb || y - lh > climb || g->areas[idx] == NM_LAYER_NULL_AREA) continue;
       if (lh > height) height = (uint8_t)lh;
       portal &= (uint8_t)(g->cons[idx] >> 4);
-      if (preg != 0xff && preg != g->regs[idx]) same = 0;
-      preg = g->regs[idx];
+      if (preg != 0xff && preg != nm_lreg(g, idx)) same = 0;
+      preg = nm_lreg(g, idx);
       n++;
     }
   for (d = 0; d < 4; d++) portals += (portal >> d) & 1;

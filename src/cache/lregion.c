@@ -32,48 +32,41 @@ typedef struct lregion {
   uint8_t nneis;
   uint8_t reg;                 /* merged region id */
   uint8_t area_id;
+  uint16_t first;              /* its first cell in row order */
 } lregion;
 
 size_t nm_lregion_scratch(int w) {
   return nm_align4((size_t)w * sizeof(lsweep)) + 256 * sizeof(lregion) + (size_t)w + 256;
 }
 
-/* Links of row y's cells: bit 1 when a cell reaches its -x neighbour, bit
- * 2 its -z neighbour (both walkable with the same area, the height step
- * within the climb); 0 for cells that are not walkable. */
-static void row_links(const nm_lgrid *g, int y, int climb, uint8_t *conn) {
-  const int w = g->w;
-  const uint8_t *a = g->areas + y * w, *h = g->heights + y * w;
-  int x;
-  for (x = g->x0; x <= g->x1; x++) {
-    int b = 0, dh;
-    if (x > 0) {
-      dh = (int)h[x] - (int)h[x - 1];
-      b = (a[x - 1] == a[x]) & (dh <= climb) & (dh >= -climb);
-    }
-    if (y > 0) {
-      dh = (int)h[x] - (int)h[x - w];
-      b |= ((a[x - w] == a[x]) & (dh <= climb) & (dh >= -climb)) << 1;
-    }
-    conn[x] = (uint8_t)(a[x] ? b : 0);
-  }
+/* 1 when a cell of area a and height h reaches a neighbour of area na and
+ * height nh: same area, height step within the climb. */
+static int reaches(int a, int h, int na, int nh, int climb) {
+  return (na == a) & ((unsigned)(h - nh + climb) <= (unsigned)(2 * climb));
 }
 
-/* Assigns the sweep ids of row y (cells get their local sweep index). */
-static int sweep_row(nm_lgrid *g, int y, const uint8_t *conn, lsweep *sweeps, uint8_t *prev_count) {
+/* Assigns the sweep ids of row y (cells get their local sweep index);
+ * conn gets each walkable cell's links: bit 1 to its -x neighbour, bit 2
+ * to its -z neighbour. */
+static int sweep_row(nm_lgrid *g, int y, int climb, uint8_t *conn, lsweep *sweeps, uint8_t *prev_count) {
   const int w = g->w;
+  const uint8_t *a = g->areas + y * w, *h = g->heights + y * w;
   uint8_t *regs = g->regs + y * w;
   int x, nsweeps = 0;
   for (x = g->x0; x <= g->x1; x++) {
     uint8_t sid = 0xff;
-    if (g->areas[x + y * w] == NM_LAYER_NULL_AREA) continue;
-    if ((conn[x] & 1) && regs[x - 1] != 0xff) sid = regs[x - 1];
+    int c;
+    if (a[x] == NM_LAYER_NULL_AREA) continue;
+    c = (x > 0 && reaches(a[x], h[x], a[x - 1], h[x - 1], climb)) |
+        ((y > 0 && reaches(a[x], h[x], a[x - w], h[x - w], climb)) << 1);
+    conn[x] = (uint8_t)c;
+    if ((c & 1) && regs[x - 1] != 0xff) sid = regs[x - 1];
     if (sid == 0xff) {
       sid = (uint8_t)nsweeps++;
       sweeps[sid].nei = 0xff;
       sweeps[sid].ns = 0;
     }
-    if (conn[x] & 2) {
+    if (c & 2) {
       const uint8_t nr = regs[x - w];
       if (nr != 0xff) {
         if (sweeps[sid].ns == 0) sweeps[sid].nei = nr;
@@ -107,7 +100,7 @@ static void settle_row(nm_lgrid *g, int y, const uint8_t *conn, const lsweep *sw
     uint8_t ri;
     if (row[x] == 0xff) continue;
     ri = row[x] = sweeps[row[x]].id;
-    regs[ri].area++;
+    if (regs[ri].area++ == 0) regs[ri].first = (uint16_t)(x + y * w);
     regs[ri].area_id = g->areas[x + y * w];
     if (conn[x] & 2) {
       const uint8_t rai = row[x - w];
@@ -127,8 +120,7 @@ static nm_status sweep_all(nm_lgrid *g, int climb, lsweep *sweeps, lregion *regs
   for (y = g->z0; y <= g->z1; y++) {
     int ns;
     memset(prev_count, 0, (size_t)reg);
-    row_links(g, y, climb, conn);
-    ns = sweep_row(g, y, conn, sweeps, prev_count);
+    ns = sweep_row(g, y, climb, conn, sweeps, prev_count);
     for (i = 0; i < ns; i++) {
       if (sweeps[i].nei != 0xff && (uint16_t)prev_count[sweeps[i].nei] == sweeps[i].ns) {
         sweeps[i].id = sweeps[i].nei;
@@ -199,7 +191,7 @@ nm_status nm_lregion_build(nm_lgrid *g, int climb, void *work) {
   lsweep *sweeps = (lsweep *)work;
   lregion *regs = (lregion *)((uint8_t *)work + nm_align4((size_t)g->w * sizeof(lsweep)));
   uint8_t *conn = (uint8_t *)(regs + 256), remap[256];
-  int nregs, i, y, n = 0;
+  int nregs, i, n = 0;
   nm_status st;
   memset(g->regs, 0xff, (size_t)g->w * (size_t)g->hgt);
   if ((st = sweep_all(g, climb, sweeps, regs, conn, &nregs)) < 0) return st;
@@ -208,15 +200,13 @@ nm_status nm_lregion_build(nm_lgrid *g, int climb, void *work) {
   for (i = 0; i < nregs; i++) remap[regs[i].reg] = 1;
   for (i = 0; i < 256; i++)
     if (remap[i]) remap[i] = (uint8_t)n++;
-  for (i = 0; i < nregs; i++) regs[i].reg = remap[regs[i].reg];
   g->nregs = n;
   memset(g->first, 0xff, sizeof g->first);
-  for (y = g->z0; y <= g->z1; y++)
-    for (i = y * g->w + g->x0; i <= y * g->w + g->x1; i++) {
-      uint8_t *r = &g->regs[i];
-      if (*r == 0xff) continue;
-      *r = regs[*r].reg;
-      if (g->first[*r] == 0xffff) g->first[*r] = (uint16_t)i;
-    }
+  for (i = 0; i < nregs; i++) { /* cells keep their monotone ids: map them */
+    const uint8_t r = remap[regs[i].reg];
+    g->map[i] = r;
+    if (regs[i].first < g->first[r]) g->first[r] = regs[i].first;
+  }
+  g->map[0xff] = 0xff;
   return NM_OK;
 }

@@ -59,8 +59,13 @@ typedef struct nm_lgrid {
                               * the stages look no further */
   uint8_t *heights, *areas, *cons, *regs;
   int nregs;
+  uint8_t map[256];          /* region of a regs value (regs holds the
+                              * monotone ids; 0xff stays 0xff) */
   uint16_t first[256];       /* first cell of each region in row order */
 } nm_lgrid;
+
+/* Region of cell i (0xff none). */
+static inline uint8_t nm_lreg(const nm_lgrid *g, int i) { return g->map[g->regs[i]]; }
 
 /* A contour of one region: nverts vertices of 4 bytes (x, y, z, flags:
  * portal direction in the low nibble, 0xf none; 0x80 "may be removed"). */
