@@ -63,6 +63,12 @@ static int diagonalie(int i, int j, int n, const uint8_t *verts, const uint16_t 
     p0 = LV(k);
     p1 = LV(k1);
     if (vequal(d0, p0) || vequal(d1, p0) || vequal(d0, p1) || vequal(d1, p1)) continue;
+    /* segments whose boxes do not meet can neither cross nor touch */
+    if ((d0[0] < p0[0] && d0[0] < p1[0] && d1[0] < p0[0] && d1[0] < p1[0]) ||
+        (d0[0] > p0[0] && d0[0] > p1[0] && d1[0] > p0[0] && d1[0] > p1[0]) ||
+        (d0[2] < p0[2] && d0[2] < p1[2] && d1[2] < p0[2] && d1[2] < p1[2]) ||
+        (d0[2] > p0[2] && d0[2] > p1[2] && d1[2] > p0[2] && d1[2] > p1[2]))
+      continue;
     if (intersect(d0, d1, p0, p1)) return 0;
   }
   return 1;
@@ -185,15 +191,72 @@ static uint64_t vmask(const uint16_t *p) {
   return m;
 }
 
-/* Merges polygons (records of NVP) greedily, longest shared edge first
- * (ties: the first pair in index order), as Detour; areas (may be NULL)
- * follow their polygons. masks [npolys] is scratch: pairs with no common
- * vertex are skipped without measuring. Returns the new count. */
-static int merge_all(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t *verts, uint64_t *masks) {
-  int j;
-  for (j = 0; j < npolys; j++) masks[j] = vmask(&polys[j * NVP]);
+/* A mergeable pair of polygons (a < b) with its merge value and edges. */
+typedef struct lpair {
+  uint16_t a, b;
+  uint8_t ea, eb;
+  int v;
+} lpair;
+
+/* Adds the pairs of polygon p with every other polygon (but skip) that
+ * can merge with it. Returns the pair count, -1 when cap is exceeded. */
+static int add_pairs(const uint16_t *polys, int npolys, const uint16_t *verts, const uint64_t *masks, int p,
+                     int skip, lpair *pairs, int n, int cap) {
+  int k;
+  for (k = 0; k < npolys; k++) {
+    const int a = k < p ? k : p, b = k < p ? p : k;
+    int ea, eb, v;
+    if (k == p || k == skip || !(masks[a] & masks[b])) continue;
+    v = merge_value(&polys[a * NVP], &polys[b * NVP], verts, &ea, &eb);
+    if (v <= 0) continue;
+    if (n >= cap) return -1;
+    pairs[n].a = (uint16_t)a; pairs[n].b = (uint16_t)b;
+    pairs[n].ea = (uint8_t)ea; pairs[n].eb = (uint8_t)eb;
+    pairs[n++].v = v;
+  }
+  return n;
+}
+
+/* Drops the pairs that involve polygons pa, pb or last. */
+static int drop_pairs(lpair *pairs, int n, int pa, int pb, int last) {
+  int i, m = 0;
+  for (i = 0; i < n; i++) {
+    const lpair *p = &pairs[i];
+    if (p->a == pa || p->b == pa || p->a == pb || p->b == pb || p->b == last) continue;
+    pairs[m++] = *p;
+  }
+  return m;
+}
+
+/* The pair to merge: the largest value, ties to the first (a, b) in index
+ * order (Detour scans j < k, j then k ascending, keeping strict gains). */
+static int best_pair(const lpair *pairs, int n) {
+  int j, best = 0;
+  for (j = 1; j < n; j++) {
+    const lpair *p = &pairs[j], *q = &pairs[best];
+    if (p->v > q->v || (p->v == q->v && (p->a < q->a || (p->a == q->a && p->b < q->b)))) best = j;
+  }
+  return best;
+}
+
+/* Merges one pair: pa takes pb's polygon, the last polygon moves into
+ * slot pb. Returns the new polygon count. */
+static int merge_pair(uint16_t *polys, uint8_t *areas, int npolys, uint64_t *masks, int pa, int pb, int ea,
+                      int eb) {
+  const int last = npolys - 1;
+  merge_polys(&polys[pa * NVP], &polys[pb * NVP], ea, eb);
+  memcpy(&polys[pb * NVP], &polys[last * NVP], sizeof(uint16_t) * NVP);
+  if (areas) areas[pb] = areas[last];
+  masks[pa] = vmask(&polys[pa * NVP]);
+  masks[pb] = masks[last];
+  return last;
+}
+
+/* The plain greedy loop: measures every pair each time (pairs with no
+ * common vertex skipped). Used when the pair list of merge_all is full. */
+static int merge_scan(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t *verts, uint64_t *masks) {
   for (;;) {
-    int best = 0, bpa = 0, bpb = 0, bea = 0, beb = 0, k;
+    int best = 0, bpa = 0, bpb = 0, bea = 0, beb = 0, j, k;
     for (j = 0; j < npolys - 1; j++)
       for (k = j + 1; k < npolys; k++) {
         int ea, eb, v;
@@ -202,13 +265,41 @@ static int merge_all(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t
         if (v > best) { best = v; bpa = j; bpb = k; bea = ea; beb = eb; }
       }
     if (best <= 0) return npolys;
-    merge_polys(&polys[bpa * NVP], &polys[bpb * NVP], bea, beb);
-    masks[bpa] = vmask(&polys[bpa * NVP]);
-    memcpy(&polys[bpb * NVP], &polys[(npolys - 1) * NVP], sizeof(uint16_t) * NVP);
-    masks[bpb] = masks[npolys - 1];
-    if (areas) areas[bpb] = areas[npolys - 1];
-    npolys--;
+    npolys = merge_pair(polys, areas, npolys, masks, bpa, bpb, bea, beb);
   }
+}
+
+/* Merges polygons (records of NVP) greedily as Detour does: each time the
+ * pair sharing the longest edge (ties: the first pair in index order).
+ * Candidate pairs are kept in a list updated around each merge instead of
+ * measuring every pair again; areas (may be NULL) follow their polygons;
+ * masks [npolys] and pairs [cap] are scratch. Returns the new count. */
+static int merge_all(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t *verts, uint64_t *masks,
+                     lpair *pairs, int cap) {
+  int j, n = 0;
+  for (j = 0; j < npolys; j++) masks[j] = vmask(&polys[j * NVP]);
+  for (j = 0; j < npolys && n >= 0; j++) { /* pairs (j, k > j) */
+    int k;
+    for (k = j + 1; k < npolys && n >= 0; k++) {
+      int ea, eb, v;
+      if (!(masks[j] & masks[k])) continue;
+      v = merge_value(&polys[j * NVP], &polys[k * NVP], verts, &ea, &eb);
+      if (v <= 0) continue;
+      if (n >= cap) { n = -1; break; }
+      pairs[n].a = (uint16_t)j; pairs[n].b = (uint16_t)k;
+      pairs[n].ea = (uint8_t)ea; pairs[n].eb = (uint8_t)eb;
+      pairs[n++].v = v;
+    }
+  }
+  while (n > 0) {
+    const lpair p = pairs[best_pair(pairs, n)];
+    const int last = npolys - 1;
+    npolys = merge_pair(polys, areas, npolys, masks, p.a, p.b, p.ea, p.eb);
+    n = drop_pairs(pairs, n, p.a, p.b, last);
+    n = add_pairs(polys, npolys, verts, masks, p.a, -1, pairs, n, cap);
+    if (n >= 0 && p.b != last) n = add_pairs(polys, npolys, verts, masks, p.b, p.a, pairs, n, cap);
+  }
+  return n < 0 ? merge_scan(polys, areas, npolys, verts, masks) : npolys;
 }
 
 /* ---- vertices ---- */
@@ -370,6 +461,7 @@ static nm_status fill_hole(nm_lmesh *m, const lhole *h) {
   uint16_t tris[MAX_REM_EDGES * 3], tpoly[MAX_REM_EDGES], polys[MAX_REM_EDGES * NVP];
   uint8_t tverts[MAX_REM_EDGES * 4], pareas[MAX_REM_EDGES];
   uint64_t masks[MAX_REM_EDGES];
+  lpair hpairs[MAX_REM_EDGES * 4];
   int i, j, ntris, npolys = 0;
   for (i = 0; i < h->n; i++) {
     const uint16_t *v = &m->verts[h->verts[i] * 3];
@@ -392,7 +484,7 @@ static nm_status fill_hole(nm_lmesh *m, const lhole *h) {
     pareas[npolys++] = (uint8_t)h->areas[t[0]];
   }
   if (!npolys) return NM_OK;
-  npolys = merge_all(polys, pareas, npolys, m->verts, masks);
+  npolys = merge_all(polys, pareas, npolys, m->verts, masks, hpairs, MAX_REM_EDGES * 4);
   for (i = 0; i < npolys; i++) {
     uint16_t *p;
     if (m->npolys >= m->max_polys) break;
@@ -504,6 +596,7 @@ typedef struct lwork {
   uint8_t *vflags;
   uint16_t *nextv, *indices, *tris, *tpolys, first[VBUCKETS];
   uint64_t *masks;
+  lpair *pairs;
   int max_cont;
 } lwork;
 
@@ -528,7 +621,7 @@ static nm_status add_contour(nm_lmesh *m, const nm_lcontour *c, lwork *w) {
     npolys++;
   }
   if (!npolys) return NM_OK;
-  npolys = merge_all(w->tpolys, NULL, npolys, m->verts, w->masks);
+  npolys = merge_all(w->tpolys, NULL, npolys, m->verts, w->masks, w->pairs, w->max_cont * 4 + 16);
   for (j = 0; j < npolys; j++) {
     uint16_t *p;
     if (m->npolys >= m->max_polys) return NM_ERR_DATA;
@@ -563,7 +656,7 @@ static nm_status mesh_layout(const nm_lcontour_set *cset, nm_scratch *s, const n
     maxt += n - 2;
     maxc = nm_maxi(maxc, n);
   }
-  need = (size_t)maxc * 8 + 16 + (size_t)maxv * 6 + (size_t)maxt * NVP * 4 + (size_t)maxt + (size_t)maxv * 3 + (size_t)maxc * (2 + 6 + NVP * 2) +
+  need = (size_t)maxc * 8 + 16 + ((size_t)maxc * 4 + 16) * sizeof(lpair) + (size_t)maxv * 6 + (size_t)maxt * NVP * 4 + (size_t)maxt + (size_t)maxv * 3 + (size_t)maxc * (2 + 6 + NVP * 2) +
          ((size_t)maxv + (size_t)maxt * NVP) * 2 + (size_t)maxt * NVP * sizeof(ledge) + 256 +
          (size_t)maxv * 12 + (size_t)maxt * (NVP * 4 + 3) + 16; /* and the tile input (rebuild.c) */
   s->used = 0;
@@ -580,6 +673,7 @@ static nm_status mesh_layout(const nm_lcontour_set *cset, nm_scratch *s, const n
   w->tris = (uint16_t *)nm_scratch_take(s, (size_t)maxc * 6);
   w->tpolys = (uint16_t *)nm_scratch_take(s, (size_t)maxc * NVP * 2);
   w->masks = (uint64_t *)nm_scratch_take(s, (size_t)maxc * 8 + 8);
+  w->pairs = (lpair *)nm_scratch_take(s, ((size_t)maxc * 4 + 16) * sizeof(lpair));
   w->max_cont = maxc;
   if (maxv) {
     memset(m->polys, 0xff, (size_t)maxt * NVP * 4);
