@@ -21,9 +21,11 @@
 #define LREG_MAX_NEIS 16
 
 typedef struct lsweep {
-  uint16_t ns;   /* cells of this sweep touching the neighbour region above */
-  uint8_t id;    /* region id given to the sweep */
-  uint8_t nei;   /* the one region above, 0xff none or several */
+  uint16_t ns;    /* cells of this sweep touching the neighbour region above */
+  uint8_t id;     /* region id given to the sweep */
+  uint8_t nei;    /* the one region above, 0xff none or several */
+  uint16_t cells; /* cells of the sweep */
+  uint16_t start; /* its first cell */
 } lsweep;
 
 typedef struct lregion {
@@ -45,40 +47,44 @@ static int reaches(int a, int h, int na, int nh, int climb) {
   return (na == a) & ((unsigned)(h - nh + climb) <= (unsigned)(2 * climb));
 }
 
-/* Assigns the sweep ids of row y (cells get their local sweep index);
- * conn gets each walkable cell's links: bit 1 to its -x neighbour, bit 2
- * to its -z neighbour. */
-static int sweep_row(nm_lgrid *g, int y, int climb, uint8_t *conn, lsweep *sweeps, uint8_t *prev_count) {
-  const int w = g->w;
+/* Counts the -z contacts of one sweep cell whose neighbour above (region
+ * nr) it reaches: the sweep keeps one region above, or 0xff once it has
+ * met two. */
+static void sweep_contact(uint8_t nr, uint16_t *ns, uint8_t *nei, uint8_t *prev_count) {
+  if (nr == 0xff) return;
+  if (*ns == 0) *nei = nr;
+  if (*nei == nr) {
+    (*ns)++;
+    prev_count[nr]++;
+  } else {
+    *nei = 0xff; /* touches two regions above */
+  }
+}
+
+/* Assigns the sweep ids of row y: runs of walkable cells each reaching the
+ * cell before it are one sweep (cells get the sweep's local index). The
+ * counters live in locals while a run is walked. */
+static int sweep_row(nm_lgrid *g, int y, int climb, lsweep *sweeps, uint8_t *prev_count) {
+  const int w = g->w, x1 = g->x1;
   const uint8_t *a = g->areas + y * w, *h = g->heights + y * w;
   uint8_t *regs = g->regs + y * w;
-  int x, nsweeps = 0;
-  for (x = g->x0; x <= g->x1; x++) {
-    uint8_t sid = 0xff;
-    int c;
-    if (a[x] == NM_LAYER_NULL_AREA) continue;
-    c = (x > 0 && reaches(a[x], h[x], a[x - 1], h[x - 1], climb)) |
-        ((y > 0 && reaches(a[x], h[x], a[x - w], h[x - w], climb)) << 1);
-    conn[x] = (uint8_t)c;
-    if ((c & 1) && regs[x - 1] != 0xff) sid = regs[x - 1];
-    if (sid == 0xff) {
-      sid = (uint8_t)nsweeps++;
-      sweeps[sid].nei = 0xff;
-      sweeps[sid].ns = 0;
-    }
-    if (c & 2) {
-      const uint8_t nr = regs[x - w];
-      if (nr != 0xff) {
-        if (sweeps[sid].ns == 0) sweeps[sid].nei = nr;
-        if (sweeps[sid].nei == nr) {
-          sweeps[sid].ns++;
-          prev_count[nr]++;
-        } else {
-          sweeps[sid].nei = 0xff; /* touches two regions above */
-        }
-      }
-    }
-    regs[x] = sid;
+  int x = g->x0, nsweeps = 0;
+  while (x <= x1) {
+    const int start = x;
+    uint16_t ns = 0;
+    uint8_t nei = 0xff;
+    lsweep *s;
+    if (a[x] == NM_LAYER_NULL_AREA) { x++; continue; }
+    do {
+      if (y > 0 && reaches(a[x], h[x], a[x - w], h[x - w], climb)) sweep_contact(regs[x - w], &ns, &nei, prev_count);
+      regs[x] = (uint8_t)nsweeps;
+      x++;
+    } while (x <= x1 && a[x] != NM_LAYER_NULL_AREA && reaches(a[x], h[x], a[x - 1], h[x - 1], climb));
+    s = &sweeps[nsweeps++];
+    s->ns = ns;
+    s->nei = nei;
+    s->cells = (uint16_t)(x - start);
+    s->start = (uint16_t)(start + y * w);
   }
   return nsweeps;
 }
@@ -90,37 +96,39 @@ static void add_unique_last(lregion *r, uint8_t v) {
   r->neis[r->nneis++] = v;
 }
 
-/* Gives row y's cells their region ids and adds them to their regions:
- * cell counts, area, neighbours in the row above (in cell order). */
-static void settle_row(nm_lgrid *g, int y, const uint8_t *conn, const lsweep *sweeps, lregion *regs) {
+/* Gives row y's cells their region ids and adds the neighbours they meet
+ * in the row above to their regions (in cell order). A sweep that continues
+ * its one region above meets no other region there, so its cells are
+ * skipped. */
+static void settle_row(nm_lgrid *g, int y, int climb, const lsweep *sweeps, lregion *regs) {
   const int w = g->w;
+  const uint8_t *a = g->areas + y * w, *h = g->heights + y * w;
   uint8_t *row = g->regs + y * w;
   int x;
   for (x = g->x0; x <= g->x1; x++) {
-    uint8_t ri;
+    const lsweep *s;
+    uint8_t ri, rai;
     if (row[x] == 0xff) continue;
-    ri = row[x] = sweeps[row[x]].id;
-    if (regs[ri].area++ == 0) regs[ri].first = (uint16_t)(x + y * w);
-    regs[ri].area_id = g->areas[x + y * w];
-    if (conn[x] & 2) {
-      const uint8_t rai = row[x - w];
-      if (rai != 0xff && rai != ri) {
-        add_unique_last(&regs[ri], rai);
-        add_unique_last(&regs[rai], ri);
-      }
+    s = &sweeps[row[x]];
+    ri = row[x] = s->id;
+    if (s->id == s->nei || y == 0 || !reaches(a[x], h[x], a[x - w], h[x - w], climb)) continue;
+    rai = row[x - w];
+    if (rai != 0xff && rai != ri) {
+      add_unique_last(&regs[ri], rai);
+      add_unique_last(&regs[rai], ri);
     }
   }
 }
 
 /* Monotone pass: region ids for every row, with each region's size, area
  * and neighbours; ERR_DATA past 255 regions. */
-static nm_status sweep_all(nm_lgrid *g, int climb, lsweep *sweeps, lregion *regs, uint8_t *conn, int *nregs) {
+static nm_status sweep_all(nm_lgrid *g, int climb, lsweep *sweeps, lregion *regs, int *nregs) {
   uint8_t prev_count[256];
   int y, i, reg = 0;
   for (y = g->z0; y <= g->z1; y++) {
     int ns;
     memset(prev_count, 0, (size_t)reg);
-    ns = sweep_row(g, y, climb, conn, sweeps, prev_count);
+    ns = sweep_row(g, y, climb, sweeps, prev_count);
     for (i = 0; i < ns; i++) {
       if (sweeps[i].nei != 0xff && (uint16_t)prev_count[sweeps[i].nei] == sweeps[i].ns) {
         sweeps[i].id = sweeps[i].nei;
@@ -128,10 +136,13 @@ static nm_status sweep_all(nm_lgrid *g, int climb, lsweep *sweeps, lregion *regs
         if (reg == 255) return NM_ERR_DATA; /* more regions than 8-bit ids */
         memset(&regs[reg], 0, sizeof *regs);
         regs[reg].reg = (uint8_t)reg;
+        regs[reg].first = sweeps[i].start;
+        regs[reg].area_id = g->areas[sweeps[i].start];
         sweeps[i].id = (uint8_t)reg++;
       }
+      regs[sweeps[i].id].area += sweeps[i].cells;
     }
-    settle_row(g, y, conn, sweeps, regs);
+    settle_row(g, y, climb, sweeps, regs);
   }
   *nregs = reg;
   return NM_OK;
@@ -190,11 +201,11 @@ static void merge_regions(lregion *regs, int nregs) {
 nm_status nm_lregion_build(nm_lgrid *g, int climb, void *work) {
   lsweep *sweeps = (lsweep *)work;
   lregion *regs = (lregion *)((uint8_t *)work + nm_align4((size_t)g->w * sizeof(lsweep)));
-  uint8_t *conn = (uint8_t *)(regs + 256), remap[256];
+  uint8_t remap[256];
   int nregs, i, n = 0;
   nm_status st;
   memset(g->regs, 0xff, (size_t)g->w * (size_t)g->hgt);
-  if ((st = sweep_all(g, climb, sweeps, regs, conn, &nregs)) < 0) return st;
+  if ((st = sweep_all(g, climb, sweeps, regs, &nregs)) < 0) return st;
   merge_regions(regs, nregs);
   memset(remap, 0, sizeof remap); /* compact the ids, keeping their order */
   for (i = 0; i < nregs; i++) remap[regs[i].reg] = 1;
