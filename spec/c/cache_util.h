@@ -9,7 +9,7 @@
 #include "mesh/nm_mesh.h"
 
 /* Whole file into memory (NULL when missing). */
-static uint8_t *read_file(const char *path, size_t *len) {
+static inline uint8_t *read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   uint8_t *buf;
   long n;
@@ -27,7 +27,7 @@ static uint8_t *read_file(const char *path, size_t *len) {
 
 /* Compares two tile blobs section by section, the link section and the
  * polygons' first links aside (run-time state). Returns 1 when equal. */
-static int same_tile(const nm_tile *a, const nm_tile *b) {
+static inline int same_tile(const nm_tile *a, const nm_tile *b) {
   const nm_tile_header *ha = a->header, *hb = b->header;
   int i;
   if (memcmp(ha, hb, sizeof *ha) != 0) return 0;
@@ -44,7 +44,7 @@ static int same_tile(const nm_tile *a, const nm_tile *b) {
 
 /* Tile by tile: same slots, salts and contents. Prints the first few
  * differences. Returns the number of differing slots. */
-static int compare_meshes(const char *name, const nm_navmesh *ours, const nm_navmesh *ref, int *ntiles) {
+static inline int compare_meshes(const char *name, const nm_navmesh *ours, const nm_navmesh *ref, int *ntiles) {
   int i, bad = 0;
   *ntiles = 0;
   for (i = 0; i < ref->max_tiles && i < ours->max_tiles; i++) {

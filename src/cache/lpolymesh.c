@@ -658,7 +658,7 @@ static nm_status mesh_layout(const nm_lcontour_set *cset, nm_scratch *s, const n
   }
   need = (size_t)maxc * 8 + 16 + ((size_t)maxc * 4 + 16) * sizeof(lpair) + (size_t)maxv * 6 + (size_t)maxt * NVP * 4 + (size_t)maxt + (size_t)maxv * 3 + (size_t)maxc * (2 + 6 + NVP * 2) +
          ((size_t)maxv + (size_t)maxt * NVP) * 2 + (size_t)maxt * NVP * sizeof(ledge) + 256 +
-         (size_t)maxv * 12 + (size_t)maxt * (NVP * 4 + 3) + 16; /* and the tile input (rebuild.c) */
+         (size_t)maxv * 12 + (size_t)maxt * (NVP * 4 + 5) + 32; /* and the tile input (rebuild.c) */
   s->used = 0;
   if (nm_scratch_reserve(s, a, need) < 0) return NM_ERR_NOMEM;
   m->nverts = m->npolys = 0;

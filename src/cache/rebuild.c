@@ -45,6 +45,38 @@ static void stamp_all(nm_cache *c, nm_lgrid *g, uint32_t ref) {
   }
 }
 
+/* Twice the X/Z area of layer polygon p (lattice coordinates, exact). */
+static int lattice_area2(const nm_lmesh *m, const uint16_t *p) {
+  int j, a = 0;
+  const uint16_t *o = &m->verts[p[0] * 3];
+  for (j = 2; j < NM_LAYER_NVP && p[j] != NM_LAYER_NULL_IDX; j++) {
+    const uint16_t *u = &m->verts[p[j - 1] * 3], *v = &m->verts[p[j] * 3];
+    a += ((int)u[0] - o[0]) * ((int)v[2] - o[2]) - ((int)v[0] - o[0]) * ((int)u[2] - o[2]);
+  }
+  return a;
+}
+
+/* Drops polygons without area (slivers a thin cut can leave; Detour would
+ * store them, a Detour tile must not have them): later polygons move down,
+ * neighbour slots follow, slots to a dropped polygon become walls. Returns
+ * the polygons kept. */
+static int drop_slivers(nm_lmesh *m, uint16_t *remap) {
+  const int stride = NM_LAYER_NVP * 2;
+  int i, j, n = 0;
+  for (i = 0; i < m->npolys; i++) remap[i] = lattice_area2(m, &m->polys[i * stride]) ? (uint16_t)n++ : 0xffff;
+  if (n == m->npolys) return n;
+  for (i = 0; i < m->npolys; i++) {
+    uint16_t *p = &m->polys[i * stride];
+    if (remap[i] == 0xffff) continue;
+    for (j = 0; j < NM_LAYER_NVP; j++)
+      if (p[NM_LAYER_NVP + j] < 0x8000) p[NM_LAYER_NVP + j] = remap[p[NM_LAYER_NVP + j]];
+    memmove(&m->polys[remap[i] * stride], p, sizeof(uint16_t) * (size_t)stride);
+    m->areas[remap[i]] = m->areas[i];
+  }
+  m->npolys = n;
+  return n;
+}
+
 /* The tile input of a layer mesh, arrays taken from the mesh scratch. */
 static nm_status tile_input(nm_cache *c, const nm_lgrid *g, const nm_lmesh *m, nm_poly_mesh_input *in) {
   const int np = m->npolys, nv = m->nverts;
@@ -123,6 +155,11 @@ nm_status nm_cache_rebuild(nm_cache *c, nm_clayer *l, nm_diag *diag) {
                        (int)g.h.tlayer);
   if ((st = nm_lcontour_build(&g, c->walk_climb, c->p.max_simplification_error, &c->sa, &cset)) < 0) return st;
   if ((st = nm_lmesh_build(&cset, &c->sb, &c->alloc, &mesh)) < 0) return st;
+  if (mesh.npolys > 0) {
+    uint16_t *remap = (uint16_t *)nm_scratch_take(&c->sb, sizeof(uint16_t) * (size_t)mesh.npolys);
+    if (!remap) return NM_ERR_NOMEM;
+    drop_slivers(&mesh, remap);
+  }
   if (mesh.npolys > 0) {
     if ((st = tile_input(c, &g, &mesh, &in)) < 0) return st;
     if ((st = nm_tile_create(&in, &c->mesh->alloc, diag, &blob, &size)) < 0)
