@@ -132,6 +132,7 @@ void nm_cache_free(nm_cache *c) {
   nm_free(&a, c->upd, (size_t)c->cap_upd * sizeof(uint32_t));
   nm_scratch_free(&c->sa, &a);
   nm_scratch_free(&c->sb, &a);
+  nm_scratch_free(&c->sp, &a);
   nm_navmesh_release(c->mesh);
   nm_free(&a, c, sizeof *c);
 }
@@ -152,7 +153,7 @@ void nm_cache_get_info(const nm_cache *c, nm_cache_info *info) {
   info->memory_bytes = sizeof *c + (size_t)c->p.max_tiles * sizeof(nm_clayer) +
                        (c->lut_mask + 1) * sizeof(nm_clayer *) +
                        (size_t)c->p.max_obstacles * (sizeof(nm_cobstacle) + sizeof(uint16_t)) +
-                       (size_t)c->cap_upd * sizeof(uint32_t) + c->sa.size + c->sb.size + c->compressed;
+                       (size_t)c->cap_upd * sizeof(uint32_t) + c->sa.size + c->sb.size + c->sp.size + c->compressed;
   for (i = 0; i < c->ob_top; i++)
     info->memory_bytes += (c->obs[i].pverts ? sizeof(float) * 3 * 64 : 0) + sizeof(uint32_t) * 3 * (size_t)c->obs[i].cap;
 }

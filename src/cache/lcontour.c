@@ -12,7 +12,9 @@
  * tile) and a mark when it lies in the middle of a straight portal edge
  * (the mesh stage removes those vertices when it can).
  * Vertices are 4 bytes: x, y (cells), z, then the neighbour region while
- * tracing, the portal/remove flags when stored. */
+ * tracing, the portal/remove flags when stored. An outline of more than
+ * 4 (w + h) traced vertices cannot be meshed (ERR_DATA), as in Detour: it
+ * bounds the work of the mesh stage on degenerate layers. */
 #include "nm_cache.h"
 
 static const int ldir_x[4] = {-1, 0, 1, 0};
@@ -241,7 +243,7 @@ nm_status nm_lcontour_build(nm_lgrid *g, int climb, float max_error, nm_scratch 
   size_t used = 0;
   t.verts = (uint8_t *)nm_scratch_take(s, temp * 4);
   t.poly = (uint16_t *)nm_scratch_take(s, temp * 2);
-  t.cverts = (int)temp;
+  t.cverts = (g->w + g->hgt) * 4; /* Detour's limit: twice around the layer */
   cset->nconts = g->nregs;
   cset->conts = (nm_lcontour *)nm_scratch_take(s, 256 * sizeof(nm_lcontour));
   if (!store || !t.verts || !t.poly || !cset->conts) return NM_ERR_NOMEM;

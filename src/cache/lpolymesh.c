@@ -253,7 +253,7 @@ static int merge_pair(uint16_t *polys, uint8_t *areas, int npolys, uint64_t *mas
 }
 
 /* The plain greedy loop: measures every pair each time (pairs with no
- * common vertex skipped). Used when the pair list of merge_all is full. */
+ * common vertex skipped). Used for the small holes of vertex removal. */
 static int merge_scan(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t *verts, uint64_t *masks) {
   for (;;) {
     int best = 0, bpa = 0, bpb = 0, bea = 0, beb = 0, j, k;
@@ -273,7 +273,9 @@ static int merge_scan(uint16_t *polys, uint8_t *areas, int npolys, const uint16_
  * pair sharing the longest edge (ties: the first pair in index order).
  * Candidate pairs are kept in a list updated around each merge instead of
  * measuring every pair again; areas (may be NULL) follow their polygons;
- * masks [npolys] and pairs [cap] are scratch. Returns the new count. */
+ * masks [npolys] and pairs [cap] are scratch. Returns the new count, or
+ * -1 - count when the pair list is full: the merges so far are done, and a
+ * call with a longer list goes on from there with the same choices. */
 static int merge_all(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t *verts, uint64_t *masks,
                      lpair *pairs, int cap) {
   int j, n = 0;
@@ -299,7 +301,7 @@ static int merge_all(uint16_t *polys, uint8_t *areas, int npolys, const uint16_t
     n = add_pairs(polys, npolys, verts, masks, p.a, -1, pairs, n, cap);
     if (n >= 0 && p.b != last) n = add_pairs(polys, npolys, verts, masks, p.b, p.a, pairs, n, cap);
   }
-  return n < 0 ? merge_scan(polys, areas, npolys, verts, masks) : npolys;
+  return n < 0 ? -1 - npolys : npolys;
 }
 
 /* ---- vertices ---- */
@@ -461,7 +463,6 @@ static nm_status fill_hole(nm_lmesh *m, const lhole *h) {
   uint16_t tris[MAX_REM_EDGES * 3], tpoly[MAX_REM_EDGES], polys[MAX_REM_EDGES * NVP];
   uint8_t tverts[MAX_REM_EDGES * 4], pareas[MAX_REM_EDGES];
   uint64_t masks[MAX_REM_EDGES];
-  lpair hpairs[MAX_REM_EDGES * 4];
   int i, j, ntris, npolys = 0;
   for (i = 0; i < h->n; i++) {
     const uint16_t *v = &m->verts[h->verts[i] * 3];
@@ -484,7 +485,8 @@ static nm_status fill_hole(nm_lmesh *m, const lhole *h) {
     pareas[npolys++] = (uint8_t)h->areas[t[0]];
   }
   if (!npolys) return NM_OK;
-  npolys = merge_all(polys, pareas, npolys, m->verts, masks, hpairs, MAX_REM_EDGES * 4);
+  for (i = 0; i < npolys; i++) masks[i] = vmask(&polys[i * NVP]);
+  npolys = merge_scan(polys, pareas, npolys, m->verts, masks);
   for (i = 0; i < npolys; i++) {
     uint16_t *p;
     if (m->npolys >= m->max_polys) break;
@@ -596,7 +598,8 @@ typedef struct lwork {
   uint8_t *vflags;
   uint16_t *nextv, *indices, *tris, *tpolys, first[VBUCKETS];
   uint64_t *masks;
-  lpair *pairs;
+  nm_scratch *ps;             /* the pair list of merge_all (grows) */
+  const nm_alloc *a;
   int max_cont;
 } lwork;
 
@@ -621,7 +624,13 @@ static nm_status add_contour(nm_lmesh *m, const nm_lcontour *c, lwork *w) {
     npolys++;
   }
   if (!npolys) return NM_OK;
-  npolys = merge_all(w->tpolys, NULL, npolys, m->verts, w->masks, w->pairs, w->max_cont * 4 + 16);
+  for (;;) { /* a longer pair list when one is full (degenerate outlines) */
+    const int cap = (int)(w->ps->size / sizeof(lpair));
+    npolys = merge_all(w->tpolys, NULL, npolys, m->verts, w->masks, (lpair *)w->ps->p, cap);
+    if (npolys >= 0) break;
+    npolys = -1 - npolys;
+    if (nm_scratch_reserve(w->ps, w->a, w->ps->size * 2 + sizeof(lpair) * 64) < 0) return NM_ERR_NOMEM;
+  }
   for (j = 0; j < npolys; j++) {
     uint16_t *p;
     if (m->npolys >= m->max_polys) return NM_ERR_DATA;
@@ -656,7 +665,7 @@ static nm_status mesh_layout(const nm_lcontour_set *cset, nm_scratch *s, const n
     maxt += n - 2;
     maxc = nm_maxi(maxc, n);
   }
-  need = (size_t)maxc * 8 + 16 + ((size_t)maxc * 4 + 16) * sizeof(lpair) + (size_t)maxv * 6 + (size_t)maxt * NVP * 4 + (size_t)maxt + (size_t)maxv * 3 + (size_t)maxc * (2 + 6 + NVP * 2) +
+  need = (size_t)maxc * 8 + 16 + (size_t)maxv * 6 + (size_t)maxt * NVP * 4 + (size_t)maxt + (size_t)maxv * 3 + (size_t)maxc * (2 + 6 + NVP * 2) +
          ((size_t)maxv + (size_t)maxt * NVP) * 2 + (size_t)maxt * NVP * sizeof(ledge) + 256 +
          (size_t)maxv * 12 + (size_t)maxt * (NVP * 4 + 5) + 32; /* and the tile input (rebuild.c) */
   s->used = 0;
@@ -673,7 +682,6 @@ static nm_status mesh_layout(const nm_lcontour_set *cset, nm_scratch *s, const n
   w->tris = (uint16_t *)nm_scratch_take(s, (size_t)maxc * 6);
   w->tpolys = (uint16_t *)nm_scratch_take(s, (size_t)maxc * NVP * 2);
   w->masks = (uint64_t *)nm_scratch_take(s, (size_t)maxc * 8 + 8);
-  w->pairs = (lpair *)nm_scratch_take(s, ((size_t)maxc * 4 + 16) * sizeof(lpair));
   w->max_cont = maxc;
   if (maxv) {
     memset(m->polys, 0xff, (size_t)maxt * NVP * 4);
@@ -683,11 +691,17 @@ static nm_status mesh_layout(const nm_lcontour_set *cset, nm_scratch *s, const n
   return NM_OK;
 }
 
-nm_status nm_lmesh_build(const nm_lcontour_set *cset, nm_scratch *s, const nm_alloc *a, nm_lmesh *m) {
+nm_status nm_lmesh_build(const nm_lcontour_set *cset, nm_scratch *s, nm_scratch *ps, const nm_alloc *a,
+                         nm_lmesh *m) {
   lwork w;
   nm_status st;
   int i;
   if ((st = mesh_layout(cset, s, a, m, &w)) < 0) return st;
+  w.ps = ps;
+  w.a = a;
+  if (ps->size < sizeof(lpair) * ((size_t)w.max_cont * 4 + 16) &&
+      nm_scratch_reserve(ps, a, sizeof(lpair) * ((size_t)w.max_cont * 4 + 16)) < 0)
+    return NM_ERR_NOMEM;
   if (m->max_verts == 0) return NM_OK;
   for (i = 0; i < cset->nconts; i++) {
     if (cset->conts[i].nverts < 3) continue;

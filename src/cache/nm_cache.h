@@ -128,9 +128,9 @@ NM_INTERNAL nm_status nm_lcontour_build(nm_lgrid *g, int walk_climb, float max_e
 
 /* lpolymesh.c: triangulates, merges to convex polygons of <= 6 vertices,
  * removes marked vertices, links neighbours and portals. Arrays are taken
- * from s (sized here). */
-NM_INTERNAL nm_status nm_lmesh_build(const nm_lcontour_set *cset, nm_scratch *s, const nm_alloc *a,
-                                     nm_lmesh *mesh);
+ * from s (sized here); ps holds the merge pair list (grown as needed). */
+NM_INTERNAL nm_status nm_lmesh_build(const nm_lcontour_set *cset, nm_scratch *s, nm_scratch *ps,
+                                     const nm_alloc *a, nm_lmesh *mesh);
 
 /* ---- the cache object ---- */
 
@@ -179,7 +179,7 @@ struct nm_cache {
   int nreqs;
   uint32_t *upd;             /* layer refs waiting for a rebuild, in order */
   int nupd, cap_upd;
-  nm_scratch sa, sb;         /* grids, regions, contours / the mesh */
+  nm_scratch sa, sb, sp;     /* grids, regions, contours / the mesh / merge pairs */
   size_t compressed;         /* bytes of stored layers */
   uint32_t last_ref;         /* layer rebuilt last by nm_cache_update (tests) */
 };

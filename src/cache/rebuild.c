@@ -154,7 +154,7 @@ nm_status nm_cache_rebuild(nm_cache *c, nm_clayer *l, nm_diag *diag) {
     return nm_diag_set(diag, st, "regions", "layer (%d, %d, %d) has more than 255 regions", (int)g.h.tx, (int)g.h.ty,
                        (int)g.h.tlayer);
   if ((st = nm_lcontour_build(&g, c->walk_climb, c->p.max_simplification_error, &c->sa, &cset)) < 0) return st;
-  if ((st = nm_lmesh_build(&cset, &c->sb, &c->alloc, &mesh)) < 0) return st;
+  if ((st = nm_lmesh_build(&cset, &c->sb, &c->sp, &c->alloc, &mesh)) < 0) return st;
   if (mesh.npolys > 0) {
     uint16_t *remap = (uint16_t *)nm_scratch_take(&c->sb, sizeof(uint16_t) * (size_t)mesh.npolys);
     if (!remap) return NM_ERR_NOMEM;
