@@ -476,6 +476,19 @@ NM_API void nm_cache_free(nm_cache *c);
 NM_API nm_status nm_cache_load(const void *bytes, size_t len, const nm_cache_rules *rules,
                                const nm_alloc *alloc, nm_diag *diag, nm_cache **out);
 
+/* Builds a tile cache from triangles (verts [(x,y,z) * nverts], tris
+ * [3 * ntris]) as RecastDemo's Temp Obstacles sample does: cfg as for
+ * nm_navmesh_build with tile_size the layer size [Limit: 1..255] (the
+ * sample uses 48); each tile's walkable surface is rasterized (border
+ * walkable radius + 3 cells), eroded and cut into layers (at most 32 per
+ * tile), the layers compressed with FastLZ, then every layer's navmesh tile
+ * built. Cache and navmesh parameters as the sample derives them (4
+ * layers per tile expected). The layers equal those of the sample's saved
+ * file, and the navmesh its load's. ERR_PARAM, ERR_EMPTY, ERR_NOMEM. */
+NM_API nm_status nm_cache_build(const float *verts, int nverts, const int *tris, int ntris,
+                                const nm_build_config *cfg, int max_obstacles, const nm_cache_rules *rules,
+                                const nm_alloc *alloc, nm_diag *diag, nm_cache **out);
+
 /* Writes the cache as a TSET file (layers in slot order, stored bytes as
  * they are). *bytes is allocated with the cache allocator; free with
  * nm_cache_free_bytes. Obstacles are not saved (as in RecastDemo). */

@@ -390,3 +390,41 @@ nm_status nm_navmesh_build(const float *verts, int nverts, const int *tris, int 
   stats->ms_total = nm_clock_ms() - t0;
   return st;
 }
+
+nm_status nm_build_ctx_init(nm_build_ctx *ctx, const float *verts, int nverts, const int *tris, int ntris,
+                            const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag) {
+  nm_status st;
+  memset(ctx, 0, sizeof *ctx);
+  if ((st = check_all(verts, nverts, tris, ntris, cfg, diag)) < 0) return st;
+  if (cfg->tile_size <= 0) return nm_diag_set(diag, NM_ERR_PARAM, "tileSize", "a tiled build needs tileSize > 0");
+  ctx->cfg = cfg;
+  ctx->verts = verts;
+  ctx->nverts = nverts;
+  derive_config(cfg, &ctx->rc);
+  build_box(cfg, verts, nverts, ctx->rc.bmin, ctx->rc.bmax);
+  if ((st = derive_grid(cfg, &ctx->rc, diag)) < 0) return st;
+  if (ctx->rc.grid_w < 1 || ctx->rc.grid_h < 1)
+    return nm_diag_set(diag, NM_ERR_EMPTY, "bounds", "build box is narrower than one cell");
+  ctx->counter.base = nm_alloc_resolve(alloc);
+  ctx->counter.system = !alloc || !alloc->fn;
+  ctx->a.fn = nm_counting_fn;
+  ctx->a.ud = &ctx->counter;
+  st = drop_degenerate(ctx, tris, ntris, &ctx->owned_tris);
+  if (st >= 0) st = volume_areas(ctx);
+  if (st >= 0 && ctx->ntris == 0) st = nm_diag_set(diag, NM_ERR_EMPTY, "triangles", "no triangles with area");
+  if (st >= 0) st = nm_chunky_build(ctx->verts, ctx->tris, ctx->ntris, NM_CHUNK_TRIS, &ctx->a, &ctx->chunky);
+  if (st >= 0 && !(ctx->tri_areas = (uint8_t *)nm_calloc(&ctx->a, (size_t)ctx->ntris))) st = NM_ERR_NOMEM;
+  if (st >= 0) nm_mark_walkable_triangles(ctx->rc.walkable_slope, ctx->verts, ctx->chunky.tris, ctx->ntris, ctx->tri_areas);
+  if (st < 0) nm_build_ctx_free(ctx);
+  return st;
+}
+
+void nm_build_ctx_free(nm_build_ctx *ctx) {
+  nm_free(&ctx->a, ctx->tri_areas, (size_t)ctx->ntris);
+  nm_chunky_free(&ctx->chunky);
+  if (ctx->cfg) nm_free(&ctx->a, ctx->vol_areas, (size_t)ctx->cfg->nvolumes);
+  if (ctx->owned_tris) nm_free(&ctx->a, (void *)ctx->tris, (size_t)ctx->owned_tris * 3 * sizeof(int));
+  ctx->tri_areas = NULL;
+  ctx->vol_areas = NULL;
+  ctx->owned_tris = 0;
+}

@@ -80,6 +80,7 @@ typedef struct nm_build_ctx {
   nm_alloc a;             /* the counting allocator below, as a hook */
   nm_counting_alloc counter;
   uint8_t *vol_areas;     /* [nvolumes] Recast area of each volume */
+  int owned_tris;         /* tris is a copy of this many triangles (nm_build_ctx_init) */
 } nm_build_ctx;
 
 /* What building one tile produced. */
@@ -91,6 +92,18 @@ typedef struct nm_tile_result {
   int npolys;
   nm_build_stats stats;   /* stage times of this tile */
 } nm_tile_result;
+
+/* For the tile cache (src/cache): the context of a tiled build as
+ * nm_navmesh_build makes it (checks, configuration, triangles with area,
+ * chunky partition, walkable flags) in ctx, which must stay in place;
+ * nm_build_ctx_free releases it. ERR_PARAM, ERR_EMPTY, ERR_NOMEM. */
+NM_INTERNAL nm_status nm_build_ctx_init(nm_build_ctx *ctx, const float *verts, int nverts, const int *tris,
+                                        int ntris, const nm_build_config *cfg, const nm_alloc *alloc,
+                                        nm_diag *diag);
+NM_INTERNAL void nm_build_ctx_free(nm_build_ctx *ctx);
+/* tiles.c, for the tile cache: tile (tx, ty) up to its eroded compact
+ * heightfield with volumes marked (*chf: the caller's, nm_chf_free). */
+NM_INTERNAL nm_status nm_build_tile_chf(const nm_build_ctx *ctx, int tx, int ty, nm_chf *chf);
 
 /* tiles.c: runs the whole pipeline for tile (tx, ty) (solo: 0, 0). */
 NM_INTERNAL void nm_build_tile(const nm_build_ctx *ctx, int tx, int ty, nm_tile_result *res);

@@ -206,4 +206,16 @@ NM_INTERNAL nm_status nm_cache_rebuild(nm_cache *c, nm_clayer *l, nm_diag *diag)
 /* Scratch sizes for a cache's grid. */
 NM_INTERNAL nm_status nm_cache_scratch_init(nm_cache *c);
 
+/* hflayers.c: the layers of one tile's compact heightfield (border cells
+ * around it), Recast's rcBuildHeightfieldLayers. */
+struct nm_chf;
+typedef struct nm_hf_layer {
+  uint8_t *heights, *areas, *cons; /* [width * height] each (one allocation) */
+  int width, height, minx, maxx, miny, maxy, hmin, hmax;
+  float bmin[3], bmax[3];
+} nm_hf_layer;
+NM_INTERNAL nm_status nm_hf_layers_build(const struct nm_chf *chf, int border, int walkable_height,
+                                         const nm_alloc *a, nm_hf_layer **out, int *nlayers);
+NM_INTERNAL void nm_hf_layers_free(const nm_alloc *a, nm_hf_layer *layers, int n);
+
 #endif
