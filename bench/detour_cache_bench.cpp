@@ -1,7 +1,10 @@
 // detour_cache_bench.cpp -- our tile cache and Detour's dtTileCache (Debian's
 // librecast-dev) side by side in one process, on each shared .tset: whole
 // load, rebuild of the tiles of one grid cell (buildNavMeshTilesAt), one
-// cylinder obstacle added / removed and updated until done, stored bytes.
+// cylinder obstacle added / removed and updated until done, stored bytes;
+// then whole caches built from the OBJ (RecastDemo's rasterizeTileLayers:
+// Recast's heightfield layers, dtBuildTileCacheLayer, every tile built;
+// Detour's triangles per tile are picked before timing, ours are not).
 // Rounds are interleaved (ours first on even rounds, Detour first on odd
 // ones); each figure is the median over rounds of the per-round ratio
 // ours / Detour. Detour gets RecastDemo's helpers: a 32000-byte linear
@@ -14,7 +17,11 @@
 #include <DetourTileCache.h>
 #include <DetourTileCacheBuilder.h>
 #include <DetourAlloc.h>
+#include <Recast.h>
+#include "recast_front.h"
+#include <cmath>
 #include <cstdio>
+#include <vector>
 #include <cstdlib>
 #include <cstring>
 extern "C" {
@@ -137,6 +144,167 @@ static void detour_obstacle(Detour *d, const cb_set *s, double *add, double *rem
 
 static double ratio(double *r, int n) { return bench_median(r, n); }
 
+// ---- whole-cache builds from the OBJ: RecastDemo's rasterizeTileLayers ----
+
+struct Geo {
+  float *v = 0;
+  int *t = 0, nv = 0, nt = 0;
+  float bmin[3], bmax[3];
+  std::vector<std::vector<int> > tile_tris; // triangles near each tile, picked before timing
+  int tw = 0, th = 0;
+  rcConfig cfg;
+};
+
+// RecastDemo's configuration for the Temp Obstacles sample (tile size 48).
+static void geo_plan(Geo *g) {
+  rcConfig &c = g->cfg;
+  memset(&c, 0, sizeof c);
+  c.cs = 0.3f; c.ch = 0.2f; c.walkableSlopeAngle = 45.0f;
+  c.walkableHeight = (int)std::ceil(2.0f / c.ch);
+  c.walkableClimb = (int)std::floor(0.9f / c.ch);
+  c.walkableRadius = (int)std::ceil(0.6f / c.cs);
+  c.tileSize = 48;
+  c.borderSize = c.walkableRadius + 3;
+  c.width = c.height = c.tileSize + c.borderSize * 2;
+  rcCalcBounds(g->v, g->nv, g->bmin, g->bmax);
+  rcVcopy(c.bmin, g->bmin);
+  rcVcopy(c.bmax, g->bmax);
+  int gw, gh;
+  rcCalcGridSize(c.bmin, c.bmax, c.cs, &gw, &gh);
+  g->tw = (gw + 47) / 48;
+  g->th = (gh + 47) / 48;
+  const float tcs = 48 * c.cs;
+  for (int y = 0; y < g->th; y++)
+    for (int x = 0; x < g->tw; x++) {
+      float lo[2] = {c.bmin[0] + x * tcs - c.borderSize * c.cs, c.bmin[2] + y * tcs - c.borderSize * c.cs};
+      float hi[2] = {c.bmin[0] + (x + 1) * tcs + c.borderSize * c.cs, c.bmin[2] + (y + 1) * tcs + c.borderSize * c.cs};
+      std::vector<int> tris;
+      for (int i = 0; i < g->nt; i++) {
+        const int *t = &g->t[i * 3];
+        float a[2] = {1e30f, 1e30f}, b[2] = {-1e30f, -1e30f};
+        for (int k = 0; k < 3; k++) {
+          const float *p = &g->v[t[k] * 3];
+          a[0] = std::fmin(a[0], p[0]); b[0] = std::fmax(b[0], p[0]);
+          a[1] = std::fmin(a[1], p[2]); b[1] = std::fmax(b[1], p[2]);
+        }
+        if (a[0] > hi[0] || b[0] < lo[0] || a[1] > hi[1] || b[1] < lo[1]) continue;
+        tris.insert(tris.end(), t, t + 3);
+      }
+      g->tile_tris.push_back(tris);
+    }
+}
+
+// Layers of one tile, compressed, appended to out (RecastDemo's order).
+static void detour_tile_layers(rcContext *ctx, const Geo *g, int tx, int ty, FastLZ *comp,
+                               std::vector<std::pair<unsigned char *, int> > *out) {
+  rcConfig c = g->cfg;
+  const float tcs = c.tileSize * c.cs;
+  c.bmin[0] = g->cfg.bmin[0] + tx * tcs - c.borderSize * c.cs;
+  c.bmin[2] = g->cfg.bmin[2] + ty * tcs - c.borderSize * c.cs;
+  c.bmax[0] = g->cfg.bmin[0] + (tx + 1) * tcs + c.borderSize * c.cs;
+  c.bmax[2] = g->cfg.bmin[2] + (ty + 1) * tcs + c.borderSize * c.cs;
+  const std::vector<int> &tris = g->tile_tris[ty * g->tw + tx];
+  const int n = (int)tris.size() / 3;
+  if (!n) return;
+  rcCompactHeightfield *chf = rc_front(ctx, c, g->v, g->nv, tris.data(), n);
+  rcHeightfieldLayerSet *lset = rcAllocHeightfieldLayerSet();
+  rcBuildHeightfieldLayers(ctx, *chf, c.borderSize, c.walkableHeight, *lset);
+  for (int i = 0; i < lset->nlayers && i < 32; i++) {
+    const rcHeightfieldLayer *l = &lset->layers[i];
+    dtTileCacheLayerHeader h;
+    memset(&h, 0, sizeof h);
+    h.magic = DT_TILECACHE_MAGIC; h.version = DT_TILECACHE_VERSION;
+    h.tx = tx; h.ty = ty; h.tlayer = i;
+    rcVcopy(h.bmin, l->bmin); rcVcopy(h.bmax, l->bmax);
+    h.width = (unsigned char)l->width; h.height = (unsigned char)l->height;
+    h.minx = (unsigned char)l->minx; h.maxx = (unsigned char)l->maxx;
+    h.miny = (unsigned char)l->miny; h.maxy = (unsigned char)l->maxy;
+    h.hmin = (unsigned short)l->hmin; h.hmax = (unsigned short)l->hmax;
+    unsigned char *data = 0;
+    int size = 0;
+    if (dtStatusSucceed(dtBuildTileCacheLayer(comp, &h, l->heights, l->areas, l->cons, &data, &size)))
+      out->push_back(std::make_pair(data, size));
+  }
+  rcFreeHeightfieldLayerSet(lset);
+  rcFreeCompactHeightfield(chf);
+}
+
+// A whole cache as RecastDemo builds it (tiles built in slot order); ms.
+static double detour_build(const Geo *g, FastLZ *comp, Linear *la, DemoProc *proc) {
+  rcContext ctx(false);
+  const double t0 = bench_now();
+  std::vector<std::pair<unsigned char *, int> > layers;
+  for (int y = 0; y < g->th; y++)
+    for (int x = 0; x < g->tw; x++) detour_tile_layers(&ctx, g, x, y, comp, &layers);
+  dtTileCacheParams tp;
+  memset(&tp, 0, sizeof tp);
+  rcVcopy(tp.orig, g->bmin);
+  tp.cs = 0.3f; tp.ch = 0.2f; tp.width = tp.height = 48;
+  tp.walkableHeight = 2.0f; tp.walkableRadius = 0.6f; tp.walkableClimb = 0.9f;
+  tp.maxSimplificationError = 1.3f;
+  tp.maxTiles = g->tw * g->th * 4;
+  tp.maxObstacles = 1024;
+  int tb = 0;
+  while ((1 << tb) < g->tw * g->th * 4) tb++;
+  if (tb > 14) tb = 14;
+  dtNavMeshParams np;
+  rcVcopy(np.orig, g->bmin);
+  np.tileWidth = np.tileHeight = 48 * 0.3f;
+  np.maxTiles = 1 << tb;
+  np.maxPolys = 1 << (22 - tb);
+  dtTileCache *tc = dtAllocTileCache();
+  dtNavMesh *nav = dtAllocNavMesh();
+  tc->init(&tp, la, comp, proc);
+  nav->init(&np);
+  for (size_t i = 0; i < layers.size(); i++) {
+    dtCompressedTileRef ref = 0;
+    if (dtStatusFailed(tc->addTile(layers[i].first, layers[i].second, DT_COMPRESSEDTILE_FREE_DATA, &ref)))
+      dtFree(layers[i].first);
+    else
+      tc->buildNavMeshTile(ref, nav);
+  }
+  const double ms = (bench_now() - t0) * 1e3;
+  dtFreeTileCache(tc);
+  dtFreeNavMesh(nav);
+  return ms;
+}
+
+// Ours: nm_cache_build with the same settings (chunky partition included); ms.
+static double ours_build(const Geo *g) {
+  nm_build_config cfg;
+  nm_cache *c = 0;
+  nm_build_config_init(&cfg);
+  cfg.tile_size = 48;
+  const double t0 = bench_now();
+  nm_cache_build(g->v, g->nv, g->t, g->nt, &cfg, 1024, 0, 0, 0, &c);
+  const double ms = (bench_now() - t0) * 1e3;
+  nm_cache_free(c);
+  return ms;
+}
+
+// Interleaved whole-cache builds from the OBJ.
+static void bench_builds(const char *shared, const char *name, int rounds, FastLZ *comp, Linear *la,
+                         DemoProc *proc) {
+  size_t len;
+  uint8_t *text = cb_read(shared, "meshes", name, ".obj", &len);
+  Geo g;
+  if (!text || nm_obj_parse((const char *)text, len, 0, 0, &g.v, &g.nv, &g.t, &g.nt) < 0) { free(text); return; }
+  geo_plan(&g);
+  double ours[16], det[16], r[16];
+  for (int i = 0; i < rounds && i < 16; i++) {
+    if (i % 2 == 0) { ours[i] = ours_build(&g); det[i] = detour_build(&g, comp, la, proc); }
+    else { det[i] = detour_build(&g, comp, la, proc); ours[i] = ours_build(&g); }
+    r[i] = ours[i] / det[i];
+  }
+  const int n = rounds < 16 ? rounds : 16;
+  const double rr = ratio(r, n), om = bench_median(ours, n), dm = bench_median(det, n);
+  printf("%-11s whole cache from the OBJ: ours %9.1f ms, Detour %9.1f ms (ratio %.2f)\n", name, om, dm, rr);
+  fprintf(stderr, "{\"impl\":\"cache-build-vs-detour\",\"mesh\":\"%s\",\"ours_ms\":%.2f,\"detour_ms\":%.2f,"
+          "\"ratio\":%.3f}\n", name, om, dm, rr);
+  nm_obj_free(0, g.v, g.nv, g.t, g.nt);
+  free(text);
+}
+
 int main(int argc, char **argv) {
   const char *shared = argc > 1 ? argv[1] : "../shared";
   const int rounds = argc > 2 ? atoi(argv[2]) : 5;
@@ -192,5 +360,7 @@ int main(int argc, char **argv) {
     nm_cache_free(c);
     free(b);
   }
+  for (int m = 0; cb_meshes[m]; m++)
+    if (!bench_skip(cb_meshes[m])) bench_builds(shared, cb_meshes[m], rounds < 3 ? rounds : 3, &comp, &la, &proc);
   return 0;
 }

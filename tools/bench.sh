@@ -52,7 +52,7 @@ done
 if [ -f /usr/include/recastnavigation/DetourTileCache.h ] && command -v g++ >/dev/null; then
   echo
   g++ -O2 -D_POSIX_C_SOURCE=200809L -Wno-unused-function -I/usr/include/recastnavigation -Iinclude -Ibench \
-    bench/detour_cache_bench.cpp $B/libnavmesh.a -lDetourTileCache -lDetour -lm -lpthread \
+    bench/detour_cache_bench.cpp $B/libnavmesh.a -lRecast -lDetourTileCache -lDetour -lm -lpthread \
     -o $BIN/detour_cache_bench && $BIN/detour_cache_bench "$SHARED" 5 2>>"$JSON"
 fi
 # Recast building the same meshes (the yardstick for bench/build_bench.c)

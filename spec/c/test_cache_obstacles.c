@@ -334,8 +334,11 @@ TEST(bad_obstacles) {
 
 /* ---- allocation failure ---- */
 
-/* Loading fails cleanly at every allocation, then succeeds. */
-TEST(load_alloc_failure_everywhere) {
+/* Runs op with an allocator failing its 1st, 2nd, ... allocation until a
+ * run meets no failure: each failing run returns NM_ERR_NOMEM and no cache,
+ * nothing stays allocated, every free names its block's size. Returns the
+ * failures injected (0 when the last run did not succeed). */
+static int fail_everywhere(const char *what, nm_status (*op)(const nm_alloc *a, nm_cache **c)) {
   long k;
   int fails = 0, ok = 0;
   for (k = 1; k < 100000; k++) {
@@ -347,20 +350,28 @@ TEST(load_alloc_failure_everywhere) {
     t.fail_at = k;
     a.fn = track_fn;
     a.ud = &t;
-    st = nm_cache_load(g_tset, g_tset_len, NULL, &a, NULL, &c);
+    st = op(&a, &c);
     if (t.failed) {
-      fails += st == NM_ERR_NOMEM && c == NULL;
+      fails++;
       CHECK(st == NM_ERR_NOMEM && c == NULL);
     } else {
       ok = st == NM_OK;
     }
     nm_cache_free(c);
+    if (t.live != 0 || t.bad_sizes != 0) printf("#   %s fail_at %ld: %ld bytes live, %ld bad sizes\n", what, k, t.live, t.bad_sizes);
     CHECK(t.live == 0 && t.bad_sizes == 0);
     if (!t.failed) break;
   }
-  printf("# load: %d injected failures, then success %d\n", fails, ok);
-  CHECK(ok && fails > 10);
+  printf("# %s: %d injected failures, then success %d\n", what, fails, ok);
+  return ok ? fails : 0;
 }
+
+static nm_status load_op(const nm_alloc *a, nm_cache **c) {
+  return nm_cache_load(g_tset, g_tset_len, NULL, a, NULL, c);
+}
+
+/* Loading fails cleanly at every allocation, then succeeds. */
+TEST(load_alloc_failure_everywhere) { CHECK(fail_everywhere("load", load_op) > 10); }
 
 /* An update fails cleanly at every allocation: the mesh stays as it was,
  * the work stays pending, and a later update finishes it. */
@@ -444,6 +455,62 @@ TEST(hostile_tset_bytes) {
   free(b);
 }
 
+/* ---- building a cache from triangles ---- */
+
+/* A 30 x 30 floor with a 6 x 6 block 3 high on it: 2 + 10 triangles. */
+static const float g_soup_v[] = {0, 0, 0, 30, 0, 0, 30, 0, 30, 0, 0, 30,
+                                 10, 0, 10, 16, 0, 10, 16, 0, 16, 10, 0, 16,
+                                 10, 3, 10, 16, 3, 10, 16, 3, 16, 10, 3, 16};
+static const int g_soup_t[] = {0, 2, 1, 0, 3, 2,                                /* floor (up) */
+                               8, 10, 9, 8, 11, 10,                             /* top */
+                               4, 5, 9, 4, 9, 8, 5, 6, 10, 5, 10, 9,             /* sides */
+                               6, 7, 11, 6, 11, 10, 7, 4, 8, 7, 8, 11};
+
+static void soup_config(nm_build_config *cfg) {
+  nm_build_config_init(cfg);
+  cfg->cell_size = 0.5f;
+  cfg->tile_size = 16;
+}
+
+/* The cache of the soup: layers on the floor and on the block top, a
+ * navmesh with tiles; an obstacle on the block top cuts it. */
+TEST(cache_build_from_triangles) {
+  nm_build_config cfg;
+  nm_cache *c = NULL;
+  nm_cache_info info;
+  nm_diag d;
+  soup_config(&cfg);
+  CHECK(nm_cache_build(g_soup_v, 12, g_soup_t, 12, &cfg, 16, NULL, NULL, &d, &c) == NM_OK);
+  if (!c) { printf("#   %s\n", d.msg); return; }
+  nm_cache_get_info(c, &info);
+  printf("# soup cache: %d layers, %d navmesh tiles\n", info.layers, nm_cache_navmesh(c)->ntiles);
+  CHECK(info.layers >= 4 + 1); /* 2 x 2 floor tiles, and the block top */
+  CHECK(nm_cache_navmesh(c)->ntiles == info.layers);
+  {
+    nm_obstacle ob = cylinder(13, 13, 1);
+    uint32_t id;
+    nm_navmesh *before = NULL;
+    ob.pos[1] = 2.5f;
+    nm_navmesh_copy(nm_cache_navmesh(c), NULL, &before);
+    CHECK(nm_cache_add_obstacle(c, &ob, &id) == NM_OK);
+    CHECK(settle(c) >= 1);
+    CHECK(!same_tiles(before, nm_cache_navmesh(c)));
+    nm_navmesh_release(before);
+  }
+  nm_cache_free(c);
+  cfg.tile_size = 0;
+  CHECK(nm_cache_build(g_soup_v, 12, g_soup_t, 12, &cfg, 16, NULL, NULL, &d, &c) == NM_ERR_PARAM && c == NULL);
+}
+
+static nm_status build_op(const nm_alloc *a, nm_cache **c) {
+  nm_build_config cfg;
+  soup_config(&cfg);
+  return nm_cache_build(g_soup_v, 12, g_soup_t, 12, &cfg, 16, NULL, a, NULL, c);
+}
+
+/* Building fails cleanly at every allocation, then succeeds. */
+TEST(cache_build_alloc_failure_everywhere) { CHECK(fail_everywhere("build", build_op) > 10); }
+
 int main(void) {
   g_tset = cl_make_tset(3, 3, &g_tset_len);
   RUN(level_loads);
@@ -458,6 +525,8 @@ int main(void) {
   RUN(load_alloc_failure_everywhere);
   RUN(update_alloc_failure_everywhere);
   RUN(hostile_tset_bytes);
+  RUN(cache_build_from_triangles);
+  RUN(cache_build_alloc_failure_everywhere);
   free(g_tset);
   return tap_done();
 }

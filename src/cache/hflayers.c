@@ -354,7 +354,7 @@ nm_status nm_hf_layers_build(const nm_chf *chf, int border, int walkable_height,
   if (!(layers = (nm_hf_layer *)nm_calloc(a, sizeof(nm_hf_layer) * (size_t)n))) { st = NM_ERR_NOMEM; goto done; }
   for (i = 0; i < n; i++)
     if ((st = hl_layer(chf, border, reg, regs, nregs, (uint8_t)i, a, &layers[i])) < 0) {
-      nm_hf_layers_free(a, layers, i + 1);
+      nm_hf_layers_free(a, layers, n); /* grids not made yet are NULL */
       layers = NULL;
       goto done;
     }
