@@ -502,8 +502,9 @@ NM_API void nm_cache_get_params(const nm_cache *c, nm_cache_params *p);
 
 /* Adds one compressed layer (a record of a TSET file: 56-byte header and a
  * FastLZ body; copied) in the next free slot and, with build = 1, builds its
- * navmesh tile now. ref (optional) gets the layer reference.
- * ERR_DATA bad layer, ERR_FULL no slot or (tx, ty, tlayer) taken. */
+ * navmesh tile now. ref (optional) gets the layer reference. On failure
+ * nothing changes. ERR_DATA bad layer (with build = 1: also a body that
+ * does not decode or mesh), ERR_FULL no slot or (tx, ty, tlayer) taken. */
 NM_API nm_status nm_cache_add_layer(nm_cache *c, const void *data, size_t size, int build,
                                     nm_diag *diag, uint32_t *ref);
 

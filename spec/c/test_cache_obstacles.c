@@ -332,6 +332,39 @@ TEST(bad_obstacles) {
   nm_cache_free(c);
 }
 
+/* Layers one by one: a good one is added and built, a damaged body or a
+ * taken place is refused and changes nothing. */
+TEST(add_layer_is_all_or_nothing) {
+  nm_cache *full = level(), *c = NULL;
+  nm_cache_params p;
+  nm_cache_info info;
+  const nm_clayer *l;
+  uint8_t *bad;
+  uint32_t ref = 0;
+  nm_diag d;
+  if (!full) { CHECK(0); return; }
+  nm_cache_get_params(full, &p);
+  CHECK(nm_cache_new(&p, NULL, NULL, NULL, &c) == NM_OK);
+  if (!c) { nm_cache_free(full); return; }
+  l = &full->layers[0];
+  CHECK(nm_cache_add_layer(c, l->data, l->size, 1, &d, &ref) == NM_OK && ref != 0);
+  CHECK(nm_navmesh_tile_ref_at(nm_cache_navmesh(c), l->h.tx, l->h.ty, l->h.tlayer) != 0);
+  CHECK(nm_cache_add_layer(c, l->data, l->size, 1, &d, &ref) == NM_ERR_FULL);
+  bad = (uint8_t *)malloc(full->layers[1].size);
+  memcpy(bad, full->layers[1].data, full->layers[1].size);
+  bad[60] ^= 0xff; /* inside the FastLZ body */
+  bad[NM_LAYER_HEADER] = 0x5f; /* a level tag FastLZ level 1 never writes */
+  CHECK(nm_cache_add_layer(c, bad, full->layers[1].size, 1, &d, &ref) == NM_ERR_DATA && ref == 0);
+  nm_cache_get_info(c, &info);
+  CHECK(info.layers == 1 && nm_cache_navmesh(c)->ntiles == 1);
+  CHECK(nm_cache_add_layer(c, full->layers[1].data, full->layers[1].size, 1, &d, &ref) == NM_OK);
+  nm_cache_get_info(c, &info);
+  CHECK(info.layers == 2 && nm_cache_navmesh(c)->ntiles == 2);
+  free(bad);
+  nm_cache_free(c);
+  nm_cache_free(full);
+}
+
 /* ---- allocation failure ---- */
 
 /* Runs op with an allocator failing its 1st, 2nd, ... allocation until a
@@ -522,6 +555,7 @@ int main(void) {
   RUN(update_budget);
   RUN(ids_and_slot_reuse);
   RUN(bad_obstacles);
+  RUN(add_layer_is_all_or_nothing);
   RUN(load_alloc_failure_everywhere);
   RUN(update_alloc_failure_everywhere);
   RUN(hostile_tset_bytes);

@@ -248,6 +248,23 @@ nm_status nm_cache_take_layer(nm_cache *c, uint8_t *data, size_t size, nm_diag *
   return NM_OK;
 }
 
+/* Takes a layer just added back out (its slot is freed with a new salt),
+ * so a failed nm_cache_add_layer leaves the cache as it was. */
+static void layer_drop(nm_cache *c, nm_clayer *l) {
+  nm_clayer **pp = &c->lut[cell_hash(l->h.tx, l->h.ty, c->lut_mask)];
+  for (; *pp; pp = &(*pp)->next)
+    if (*pp == l) { *pp = l->next; break; }
+  c->compressed -= l->size;
+  c->nlayers--;
+  nm_free(&c->alloc, l->data, l->size);
+  l->data = NULL;
+  l->size = 0;
+  l->salt = (l->salt + 1) & ((c->salt_bits >= 32 ? 0 : (1u << c->salt_bits)) - 1);
+  if (l->salt == 0) l->salt = 1;
+  l->next = c->free_layers;
+  c->free_layers = l;
+}
+
 nm_status nm_cache_add_layer(nm_cache *c, const void *data, size_t size, int build, nm_diag *diag, uint32_t *ref) {
   uint8_t *copy;
   nm_clayer *l;
@@ -261,8 +278,12 @@ nm_status nm_cache_add_layer(nm_cache *c, const void *data, size_t size, int bui
     nm_free(&c->alloc, copy, size);
     return st;
   }
+  if (build && (st = nm_cache_rebuild(c, l, diag)) < 0) {
+    layer_drop(c, l);
+    return st;
+  }
   if (ref) *ref = nm_cache_layer_ref(c, l);
-  return build ? nm_cache_rebuild(c, l, diag) : NM_OK;
+  return NM_OK;
 }
 
 void nm_cache_query_layers(const nm_cache *c, const float *bmin, const float *bmax,
