@@ -484,7 +484,9 @@ NM_API nm_status nm_cache_load(const void *bytes, size_t len, const nm_cache_rul
  * tile), the layers compressed with FastLZ, then every layer's navmesh tile
  * built. Cache and navmesh parameters as the sample derives them (4
  * layers per tile expected). The layers equal those of the sample's saved
- * file, and the navmesh its load's. ERR_PARAM, ERR_EMPTY, ERR_NOMEM. */
+ * file, and the navmesh its load's. cfg->progress is called after each
+ * tile (cfg->threads is not used yet: one thread). ERR_PARAM (diag names
+ * the field; "progress" when cancelled), ERR_EMPTY, ERR_NOMEM. */
 NM_API nm_status nm_cache_build(const float *verts, int nverts, const int *tris, int ntris,
                                 const nm_build_config *cfg, int max_obstacles, const nm_cache_rules *rules,
                                 const nm_alloc *alloc, nm_diag *diag, nm_cache **out);

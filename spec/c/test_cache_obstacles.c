@@ -505,6 +505,13 @@ static void soup_config(nm_build_config *cfg) {
   cfg->tile_size = 16;
 }
 
+/* A progress callback that cancels at the third tile. */
+static int stop_at_3(void *ud, int done, int total) {
+  (void)ud;
+  (void)total;
+  return done == 3;
+}
+
 /* The cache of the soup: layers on the floor and on the block top, a
  * navmesh with tiles; an obstacle on the block top cuts it. */
 TEST(cache_build_from_triangles) {
@@ -531,6 +538,10 @@ TEST(cache_build_from_triangles) {
     nm_navmesh_release(before);
   }
   nm_cache_free(c);
+  cfg.progress = stop_at_3;
+  CHECK(nm_cache_build(g_soup_v, 12, g_soup_t, 12, &cfg, 16, NULL, NULL, &d, &c) == NM_ERR_PARAM && c == NULL);
+  CHECK(d.field && !strcmp(d.field, "progress"));
+  cfg.progress = NULL;
   cfg.tile_size = 0;
   CHECK(nm_cache_build(g_soup_v, 12, g_soup_t, 12, &cfg, 16, NULL, NULL, &d, &c) == NM_ERR_PARAM && c == NULL);
 }

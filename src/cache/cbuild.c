@@ -4,7 +4,8 @@
  * heightfield, erosion, area volumes: src/build), its walkable surface is
  * cut into layers (hflayers.c), at most 32 per tile, and each layer is
  * compressed with FastLZ into the cache, tiles row by row and layers in
- * order. Then every layer's navmesh tile is built in slot order, which is
+ * order (the progress callback of the configuration is called after each
+ * tile). Then every layer's navmesh tile is built in slot order, which is
  * what loading the saved file does, so references equal a load's. */
 #include "nm_cache.h"
 #include "../build/nm_driver.h"
@@ -173,7 +174,12 @@ nm_status nm_cache_build(const float *verts, int nverts, const int *tris, int nt
   work_size += nm_align4(nm_fastlz_bound(work_size)) + nm_fastlz_htab_bytes();
   if (!(work = (uint8_t *)nm_malloc(&a, work_size))) st = NM_ERR_NOMEM;
   for (ty = 0; st >= 0 && ty < ctx.rc.tiles_y; ty++)
-    for (tx = 0; st >= 0 && tx < ctx.rc.tiles_x; tx++) st = tile_layers(&ctx, tx, ty, &a, work, &list);
+    for (tx = 0; st >= 0 && tx < ctx.rc.tiles_x; tx++) {
+      st = tile_layers(&ctx, tx, ty, &a, work, &list);
+      if (st >= 0 && cfg->progress &&
+          cfg->progress(cfg->progress_ud, ty * ctx.rc.tiles_x + tx + 1, ctx.rc.tiles_x * ctx.rc.tiles_y))
+        st = nm_diag_set(diag, NM_ERR_PARAM, "progress", "build cancelled by the progress callback");
+    }
   nm_free(&a, work, work_size);
   if (st >= 0 && list.n == 0) st = nm_diag_set(diag, NM_ERR_EMPTY, NULL, "no walkable layers");
   if (st >= 0) st = make_cache(&ctx, &list, max_obstacles, rules, alloc, diag, out);
