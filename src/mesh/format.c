@@ -25,6 +25,24 @@
 #define NM_OWN_DIRENT 16
 #define NM_OWN_LINKS 1u /* header flag: link sections are live */
 
+static uint32_t rd32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static float rdf(const uint8_t *p) {
+  uint32_t u = rd32(p);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static void wr32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static void wrf(uint8_t *p, float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  wr32(p, u);
+}
+
 /* 1 on little-endian hosts, where blobs can be used as they are. */
 static int host_is_le(void) {
   const uint16_t one = 1;
@@ -73,18 +91,18 @@ uint64_t nm_format_checksum(const uint8_t *p, size_t n) {
 
 /* The 28 parameter bytes shared by MSET and our header. */
 static void params_read(const uint8_t *p, nm_navmesh_params *prm) {
-  prm->orig[0] = nm_rdf(p); prm->orig[1] = nm_rdf(p + 4); prm->orig[2] = nm_rdf(p + 8);
-  prm->tile_width = nm_rdf(p + 12);
-  prm->tile_height = nm_rdf(p + 16);
-  prm->max_tiles = (int)nm_rd32(p + 20);
-  prm->max_polys = (int)nm_rd32(p + 24);
+  prm->orig[0] = rdf(p); prm->orig[1] = rdf(p + 4); prm->orig[2] = rdf(p + 8);
+  prm->tile_width = rdf(p + 12);
+  prm->tile_height = rdf(p + 16);
+  prm->max_tiles = (int)rd32(p + 20);
+  prm->max_polys = (int)rd32(p + 24);
 }
 static void params_write(uint8_t *p, const nm_navmesh *m) {
-  nm_wrf(p, m->orig[0]); nm_wrf(p + 4, m->orig[1]); nm_wrf(p + 8, m->orig[2]);
-  nm_wrf(p + 12, m->tile_width);
-  nm_wrf(p + 16, m->tile_height);
-  nm_wr32(p + 20, (uint32_t)m->max_tiles);
-  nm_wr32(p + 24, (uint32_t)m->max_polys);
+  wrf(p, m->orig[0]); wrf(p + 4, m->orig[1]); wrf(p + 8, m->orig[2]);
+  wrf(p + 12, m->tile_width);
+  wrf(p + 16, m->tile_height);
+  wr32(p + 20, (uint32_t)m->max_tiles);
+  wr32(p + 24, (uint32_t)m->max_polys);
 }
 
 /* Makes a mesh from stored parameters, reporting bad ones as ERR_DATA. */
@@ -143,9 +161,9 @@ static nm_status load_mset(const uint8_t *b, size_t len, const nm_alloc *alloc, 
   uint32_t ntiles, i;
   nm_status st;
   if (len < 40) return nm_diag_set(diag, NM_ERR_DATA, "header", "MSET file shorter than its header");
-  if (nm_rd32(b + 4) != NM_MSET_VERSION)
-    return nm_diag_set(diag, NM_ERR_DATA, "version", "MSET version %u, expected 1", (unsigned)nm_rd32(b + 4));
-  ntiles = nm_rd32(b + 8);
+  if (rd32(b + 4) != NM_MSET_VERSION)
+    return nm_diag_set(diag, NM_ERR_DATA, "version", "MSET version %u, expected 1", (unsigned)rd32(b + 4));
+  ntiles = rd32(b + 8);
   params_read(b + 12, &prm);
   if (ntiles > (uint32_t)(1 << 22) || ntiles > (len - 40) / 8)
     return nm_diag_set(diag, NM_ERR_DATA, "numTiles", "MSET tile count %u does not fit the file", (unsigned)ntiles);
@@ -153,8 +171,8 @@ static nm_status load_mset(const uint8_t *b, size_t len, const nm_alloc *alloc, 
   for (i = 0; i < ntiles; i++) {
     uint32_t ref, size;
     if (len - off < 8) goto truncated;
-    ref = nm_rd32(b + off);
-    size = nm_rd32(b + off + 4);
+    ref = rd32(b + off);
+    size = rd32(b + off + 4);
     off += 8;
     if (ref == 0 || size == 0) break; /* RecastDemo stops at an empty record */
     if (size > len - off) goto truncated;
@@ -215,13 +233,13 @@ nm_status nm_format_load_own(const uint8_t *b, size_t len, int in_place, const n
   if (len < NM_OWN_HEADER) return nm_diag_set(diag, NM_ERR_DATA, "header", "file shorter than its header");
   if (!host_is_le()) return nm_diag_set(diag, NM_ERR_DATA, NULL, "big-endian hosts are not supported");
   if (memcmp(b, NM_OWN_MAGIC, 4) != 0) return nm_diag_set(diag, NM_ERR_DATA, "magic", "not an NMSH file");
-  if (nm_rd32(b + 4) != NM_OWN_ENDIAN)
+  if (rd32(b + 4) != NM_OWN_ENDIAN)
     return nm_diag_set(diag, NM_ERR_DATA, "endian", "file written with another byte order");
-  if (nm_rd32(b + 8) != NM_OWN_VERSION)
-    return nm_diag_set(diag, NM_ERR_DATA, "version", "format version %u, this library reads 1", (unsigned)nm_rd32(b + 8));
-  if (nm_rd32(b + 12) != NM_OWN_HEADER) return nm_diag_set(diag, NM_ERR_DATA, "header", "bad header size");
-  ntiles = nm_rd32(b + 44);
-  flags = nm_rd32(b + 48);
+  if (rd32(b + 8) != NM_OWN_VERSION)
+    return nm_diag_set(diag, NM_ERR_DATA, "version", "format version %u, this library reads 1", (unsigned)rd32(b + 8));
+  if (rd32(b + 12) != NM_OWN_HEADER) return nm_diag_set(diag, NM_ERR_DATA, "header", "bad header size");
+  ntiles = rd32(b + 44);
+  flags = rd32(b + 48);
   if (ntiles > (len - NM_OWN_HEADER) / NM_OWN_DIRENT)
     return nm_diag_set(diag, NM_ERR_DATA, "tileCount", "tile directory does not fit the file");
   if (nm_format_checksum(b + NM_OWN_HEADER, len - NM_OWN_HEADER) != rd64(b + 52))
@@ -232,8 +250,8 @@ nm_status nm_format_load_own(const uint8_t *b, size_t len, int in_place, const n
   if ((st = mesh_from_params(&prm, alloc, diag, &m)) < 0) return st;
   for (i = 0; i < ntiles; i++) {
     const uint8_t *e = b + NM_OWN_HEADER + (size_t)i * NM_OWN_DIRENT;
-    uint32_t ref = nm_rd32(e), size = nm_rd32(e + 4);
-    uint64_t off = (uint64_t)nm_rd32(e + 8) | ((uint64_t)nm_rd32(e + 12) << 32);
+    uint32_t ref = rd32(e), size = rd32(e + 4);
+    uint64_t off = (uint64_t)rd32(e + 8) | ((uint64_t)rd32(e + 12) << 32);
     if (off > len || size > len - off || ref == 0 || (off & 3)) {
       st = nm_diag_set(diag, NM_ERR_DATA, "tileDirectory", "tile %u lies outside the file or is misaligned", (unsigned)i);
       goto fail;
@@ -262,7 +280,7 @@ nm_status nm_navmesh_load(const void *bytes, size_t len, const nm_alloc *alloc, 
   if (!b || len < 4) return nm_diag_set(diag, NM_ERR_DATA, "magic", "no navmesh data (empty input)");
   if (!host_is_le()) return nm_diag_set(diag, NM_ERR_DATA, NULL, "big-endian hosts are not supported");
   if (memcmp(b, NM_OWN_MAGIC, 4) == 0) return nm_format_load_own(b, len, 0, alloc, diag, out);
-  magic = nm_rd32(b);
+  magic = rd32(b);
   if (magic == NM_MSET_MAGIC) st = load_mset(b, len, alloc, diag, out);
   else if (magic == NM_TILE_MAGIC) st = load_tile(b, len, alloc, diag, out);
   else return nm_diag_set(diag, NM_ERR_DATA, "magic", "unknown file type (not MSET, Detour tile or NMSH)");
@@ -296,15 +314,15 @@ static size_t write_mset(const nm_navmesh *m, uint8_t *buf) {
   for (i = 0; i < m->top; i++) {
     const nm_tile *t = &m->tiles[i];
     if (!t->header) continue;
-    nm_wr32(buf + off, nm_tile_base(m, t));
-    nm_wr32(buf + off + 4, (uint32_t)t->data_size);
+    wr32(buf + off, nm_tile_base(m, t));
+    wr32(buf + off + 4, (uint32_t)t->data_size);
     memcpy(buf + off + 8, t->data, t->data_size);
     off += 8 + t->data_size;
     n++;
   }
-  nm_wr32(buf, NM_MSET_MAGIC);
-  nm_wr32(buf + 4, NM_MSET_VERSION);
-  nm_wr32(buf + 8, (uint32_t)n);
+  wr32(buf, NM_MSET_MAGIC);
+  wr32(buf + 4, NM_MSET_VERSION);
+  wr32(buf + 8, (uint32_t)n);
   params_write(buf + 12, m);
   return off;
 }
@@ -318,21 +336,21 @@ static size_t write_own(const nm_navmesh *m, uint8_t *buf) {
   for (i = 0; i < m->top; i++) {
     const nm_tile *t = &m->tiles[i];
     if (!t->header) continue;
-    nm_wr32(buf + dir, nm_tile_base(m, t));
-    nm_wr32(buf + dir + 4, (uint32_t)t->data_size);
-    nm_wr32(buf + dir + 8, (uint32_t)off);
-    nm_wr32(buf + dir + 12, (uint32_t)((uint64_t)off >> 32));
+    wr32(buf + dir, nm_tile_base(m, t));
+    wr32(buf + dir + 4, (uint32_t)t->data_size);
+    wr32(buf + dir + 8, (uint32_t)off);
+    wr32(buf + dir + 12, (uint32_t)((uint64_t)off >> 32));
     memcpy(buf + off, t->data, t->data_size);
     dir += NM_OWN_DIRENT;
     off = (off + t->data_size + 15) & ~(size_t)15;
   }
   memcpy(buf, NM_OWN_MAGIC, 4);
-  nm_wr32(buf + 4, NM_OWN_ENDIAN);
-  nm_wr32(buf + 8, NM_OWN_VERSION);
-  nm_wr32(buf + 12, NM_OWN_HEADER);
+  wr32(buf + 4, NM_OWN_ENDIAN);
+  wr32(buf + 8, NM_OWN_VERSION);
+  wr32(buf + 12, NM_OWN_HEADER);
   params_write(buf + 16, m);
-  nm_wr32(buf + 44, (uint32_t)n);
-  nm_wr32(buf + 48, NM_OWN_LINKS);
+  wr32(buf + 44, (uint32_t)n);
+  wr32(buf + 48, NM_OWN_LINKS);
   {
     const uint64_t sum = nm_format_checksum(buf + NM_OWN_HEADER, off - NM_OWN_HEADER);
     memcpy(buf + 52, &sum, 8); /* little-endian host */
