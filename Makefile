@@ -199,7 +199,7 @@ bench-toolbox: all $(B)/bench/toolbox_bench
 # library defines nm_obj_parse / nm_navmesh_build (checked in the sources).
 FUZZ_CC  ?= clang
 FUZZ_SAN := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_TARGETS := mset native tile tilecreate query
+FUZZ_TARGETS := mset native tile tilecreate query tset obstacles
 FUZZ_DEFS :=
 FUZZ_LPAREN := (
 fuzz_defines = $(shell grep -lE '^nm_status[[:space:]]+$(1)[[:space:]]*[$(FUZZ_LPAREN)]' $(SRC) /dev/null 2>/dev/null)

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <vector>
 #include "Recast.h"
+#include "recast_front.h"
 #include "DetourNavMesh.h"
 #include "DetourNavMeshBuilder.h"
 #include "navmesh.h"
@@ -73,18 +74,7 @@ unsigned char *build_tile(rcContext *ctx, const Geometry &g, const std::vector<i
                           const Settings &s, int tx, int ty, int *size) {
   unsigned char *data = nullptr;
   const int n = (int)tris.size() / 3;
-  std::vector<unsigned char> areas(n, 0);
-  rcHeightfield *hf = rcAllocHeightfield();
-  rcCreateHeightfield(ctx, *hf, c.width, c.height, c.bmin, c.bmax, c.cs, c.ch);
-  rcMarkWalkableTriangles(ctx, c.walkableSlopeAngle, g.v, g.nv, tris.data(), n, areas.data());
-  rcRasterizeTriangles(ctx, g.v, g.nv, tris.data(), areas.data(), n, *hf, c.walkableClimb);
-  rcFilterLowHangingWalkableObstacles(ctx, c.walkableClimb, *hf);
-  rcFilterLedgeSpans(ctx, c.walkableHeight, c.walkableClimb, *hf);
-  rcFilterWalkableLowHeightSpans(ctx, c.walkableHeight, *hf);
-  rcCompactHeightfield *chf = rcAllocCompactHeightfield();
-  rcBuildCompactHeightfield(ctx, c.walkableHeight, c.walkableClimb, *hf, *chf);
-  rcFreeHeightField(hf);
-  rcErodeWalkableArea(ctx, c.walkableRadius, *chf);
+  rcCompactHeightfield *chf = rc_front(ctx, c, g.v, g.nv, tris.data(), n);
   rcBuildDistanceField(ctx, *chf);
   rcBuildRegions(ctx, *chf, c.borderSize, c.minRegionArea, c.mergeRegionArea);
   rcContourSet *cset = rcAllocContourSet();

@@ -591,6 +591,154 @@ NM_API nm_status nm_obj_parse_counted(const char *text, size_t len, const nm_all
                                       nm_obj_dropped *dropped);
 NM_API void nm_obj_free(const nm_alloc *alloc, float *verts, int nverts, int *tris, int ntris);
 
+/* ---- the tile cache: temporary obstacles (Detour's DetourTileCache) ------ */
+
+/* A tile cache keeps each tile's walkable heightfield layers compressed and
+ * rebuilds the navmesh tile of a layer when an obstacle touching it is added,
+ * moved or removed, so a door or a crate costs one or two tile rebuilds, not
+ * a whole build. It owns the navmesh it maintains (nm_cache_navmesh). Not
+ * thread-safe: the cache and its navmesh are used by one thread at a time. */
+typedef struct nm_cache nm_cache;
+
+/* Geometry of the layers and of the navmesh (what a TSET file stores). */
+typedef struct nm_cache_params {
+  float orig[3];                 /* world corner of layer grid cell (0,0) [(x,y,z)] */
+  float cell_size;               /* X/Z cell size [Limit: > 0] [Units: wu] */
+  float cell_height;             /* Y cell size [Limit: > 0] [Units: wu] */
+  int width, height;             /* layer grid [Limit: 1..255] [Units: cells] */
+  float walkable_height;         /* agent height [Limit: >= 0] [Units: wu] */
+  float walkable_radius;         /* agent radius [Limit: >= 0] [Units: wu] */
+  float walkable_climb;          /* step height [Limit: >= 0] [Units: wu] */
+  float max_simplification_error;/* contour tolerance [Limit: >= 0] [Units: cells] */
+  int max_tiles;                 /* layer slots [Limit: 1..4194304] */
+  int max_obstacles;             /* obstacle slots [Limit: 1..65536] */
+  nm_navmesh_params nav;         /* the navmesh the cache maintains */
+} nm_cache_params;
+
+/* RecastDemo's Temp Obstacles values: cells 0.3 / 0.2, 48 x 48 layers,
+ * agent 2.0 / 0.6 / 0.9, error 1.3, 1024 obstacles; orig, max_tiles and nav
+ * are left for the caller (zeros). */
+NM_API void nm_cache_params_init(nm_cache_params *p);
+
+/* How layer areas become polygon areas and flags, and obstacle padding.
+ * Layer area 0 is "not walkable"; 63 is plain walkable ground; 1..62 come
+ * from area volumes or area-marking obstacles. */
+typedef struct nm_cache_rules {
+  uint8_t poly_area[64];         /* polygon area of layer area a [Limit: < 64] */
+  uint16_t poly_flags[64];       /* polygon flags of layer area a */
+  float obstacle_padding;        /* grow every obstacle by this in X/Z (the
+                                  * agent radius keeps bodies off it; 0 =
+                                  * Detour's stamping) [Limit: >= 0] [Units: wu] */
+} nm_cache_rules;
+
+/* RecastDemo's mesh process: area 63 -> polygon area 0 flags 1, every
+ * other area a -> area a flags 1; no padding. */
+NM_API void nm_cache_rules_init(nm_cache_rules *r);
+
+/* Makes an empty cache and its empty navmesh. rules NULL = defaults.
+ * *out owned by the caller (nm_cache_free). ERR_PARAM (diag), ERR_NOMEM. */
+NM_API nm_status nm_cache_new(const nm_cache_params *p, const nm_cache_rules *rules, const nm_alloc *alloc,
+                              nm_diag *diag, nm_cache **out);
+NM_API void nm_cache_free(nm_cache *c);
+
+/* Loads a RecastDemo tile cache ("TSET", FastLZ layers) from bytes (copied)
+ * as RecastDemo's Load does: every layer added in file order and its navmesh
+ * tile built, so tile slots and polygon references equal Detour's.
+ * ERR_DATA (diag names the record and field) for anything malformed. */
+NM_API nm_status nm_cache_load(const void *bytes, size_t len, const nm_cache_rules *rules,
+                               const nm_alloc *alloc, nm_diag *diag, nm_cache **out);
+
+/* Builds a tile cache from triangles (verts [(x,y,z) * nverts], tris
+ * [3 * ntris]) as RecastDemo's Temp Obstacles sample does: cfg as for
+ * nm_navmesh_build with tile_size the layer size [Limit: 1..255] (the
+ * sample uses 48); each tile's walkable surface is rasterized (border
+ * walkable radius + 3 cells), eroded and cut into layers (at most 32 per
+ * tile), the layers compressed with FastLZ, then every layer's navmesh tile
+ * built. Cache and navmesh parameters as the sample derives them (4
+ * layers per tile expected). The layers equal those of the sample's saved
+ * file, and the navmesh its load's. cfg->progress is called after each
+ * tile (cfg->threads is not used yet: one thread). ERR_PARAM (diag names
+ * the field; "progress" when cancelled), ERR_EMPTY, ERR_NOMEM. */
+NM_API nm_status nm_cache_build(const float *verts, int nverts, const int *tris, int ntris,
+                                const nm_build_config *cfg, int max_obstacles, const nm_cache_rules *rules,
+                                const nm_alloc *alloc, nm_diag *diag, nm_cache **out);
+
+/* Writes the cache as a TSET file (layers in slot order, stored bytes as
+ * they are). *bytes is allocated with the cache allocator; free with
+ * nm_cache_free_bytes. Obstacles are not saved (as in RecastDemo). */
+NM_API nm_status nm_cache_save(const nm_cache *c, void **bytes, size_t *len);
+NM_API void nm_cache_free_bytes(const nm_cache *c, void *bytes, size_t len);
+
+/* The navmesh the cache maintains (borrowed; retain it to keep it past
+ * nm_cache_free). It changes on nm_cache_update. */
+NM_API nm_navmesh *nm_cache_navmesh(const nm_cache *c);
+NM_API void nm_cache_get_params(const nm_cache *c, nm_cache_params *p);
+
+/* Adds one compressed layer (a record of a TSET file: 56-byte header and a
+ * FastLZ body; copied) in the next free slot and, with build = 1, builds its
+ * navmesh tile now. ref (optional) gets the layer reference. On failure
+ * nothing changes. ERR_DATA bad layer (with build = 1: also a body that
+ * does not decode or mesh), ERR_FULL no slot or (tx, ty, tlayer) taken. */
+NM_API nm_status nm_cache_add_layer(nm_cache *c, const void *data, size_t size, int build,
+                                    nm_diag *diag, uint32_t *ref);
+
+/* Summary numbers of a cache. */
+typedef struct nm_cache_info {
+  int layers, max_layers;       /* stored layers, slots */
+  int obstacles, max_obstacles; /* obstacles in use (pending removal too), slots */
+  int pending_layers;           /* layers waiting for a rebuild */
+  int pending_requests;         /* obstacle requests not yet looked at */
+  size_t compressed_bytes;      /* stored layer bytes (headers included) */
+  size_t memory_bytes;          /* memory owned by the cache (navmesh excluded) */
+} nm_cache_info;
+NM_API void nm_cache_get_info(const nm_cache *c, nm_cache_info *info);
+
+enum { NM_OBSTACLE_CYLINDER = 0, NM_OBSTACLE_BOX = 1, NM_OBSTACLE_ORIENTED_BOX = 2, NM_OBSTACLE_PRISM = 3 };
+
+/* A temporary obstacle. Cells of the layers it covers get layer area 0 (cut
+ * from the navmesh, as Detour does) or, with area 1..63, that area (the
+ * polygons there get rules.poly_area/poly_flags of it: costs and filters see
+ * them). Only the fields of its kind are read. */
+typedef struct nm_obstacle {
+  int kind;                      /* NM_OBSTACLE_* */
+  float pos[3];                  /* cylinder: centre of its base [(x,y,z)] */
+  float radius, height;          /* cylinder [Limit: >= 0] [Units: wu] */
+  float bmin[3], bmax[3];        /* box: corners [(x,y,z)] [Limit: bmin <= bmax] */
+  float center[3];               /* oriented box: centre [(x,y,z)] */
+  float half_extents[3];         /* oriented box [Limit: >= 0] [Units: wu] */
+  float yaw;                     /* oriented box: rotation about Y [Units: radians] */
+  const float *verts;            /* prism: X/Z outline [(x,y,z) * nverts], y ignored (copied) */
+  int nverts;                    /* prism [Limit: 3..64] */
+  float hmin, hmax;              /* prism: vertical extent [Units: wu] */
+  int area;                      /* 0 cut, 1..63 mark this layer area */
+} nm_obstacle;
+
+/* Requests an obstacle; nothing changes until nm_cache_update. *id gets its
+ * id, Detour's dtObstacleRef (salt << 16 | slot). An obstacle outside every
+ * layer is accepted and touches nothing. ERR_PARAM (NaN, negative sizes, bad
+ * kind or area), ERR_FULL (max_obstacles in use), ERR_NOMEM. */
+NM_API nm_status nm_cache_add_obstacle(nm_cache *c, const nm_obstacle *ob, uint32_t *id);
+
+/* Requests the removal of obstacle id. ERR_PARAM for an unknown id (or one
+ * already being removed). */
+NM_API nm_status nm_cache_remove_obstacle(nm_cache *c, uint32_t id);
+
+/* Gives obstacle id a new shape (any kind; the id stays): the layers of its
+ * old and new place are each rebuilt once. ERR_PARAM as add and remove. */
+NM_API nm_status nm_cache_move_obstacle(nm_cache *c, uint32_t id, const nm_obstacle *ob);
+
+/* Looks at the requests, then rebuilds at most max_tiles [Limit: >= 0; 0 =
+ * all] of the pending layers, in request order. Each rebuild is atomic:
+ * the old tile is replaced by the new one (new salt, so old references of
+ * that tile become invalid) or, on failure, stays as it was; the failed
+ * layer stays pending. *up_to_date (optional) gets 1 when nothing is left
+ * to do. *rebuilt (optional) gets the layers rebuilt. ERR_NOMEM, ERR_DATA
+ * (a layer cannot be meshed: more than 255 regions or a degenerate outline). */
+NM_API nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, int *rebuilt);
+
+/* Rebuilds the navmesh tiles of every layer at grid cell (tx, ty) now. */
+NM_API nm_status nm_cache_build_tiles_at(nm_cache *c, int tx, int ty);
+
 /* ---- queries ---------------------------------------------------------------- */
 
 typedef struct nm_query nm_query;

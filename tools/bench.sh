@@ -52,6 +52,13 @@ for f in bench/*_bench.c; do
   echo
   gcc $CFLAGS "$f" $B/libnavmesh.a -lm -lpthread -o "$BIN/$n" && "$BIN/$n" "$SHARED" "$SECS" 2>>"$JSON"
 done
+# the tile cache beside Detour's dtTileCache, interleaved in one process
+if [ -f /usr/include/recastnavigation/DetourTileCache.h ] && command -v g++ >/dev/null; then
+  echo
+  g++ -O2 -D_POSIX_C_SOURCE=200809L -Wno-unused-function -I/usr/include/recastnavigation -Iinclude -Ibench \
+    bench/detour_cache_bench.cpp $B/libnavmesh.a -lRecast -lDetourTileCache -lDetour -lm -lpthread \
+    -o $BIN/detour_cache_bench && $BIN/detour_cache_bench "$SHARED" 5 2>>"$JSON"
+fi
 # Recast building the same meshes (the yardstick for bench/build_bench.c)
 if [ -f /usr/include/recastnavigation/Recast.h ] && command -v g++ >/dev/null; then
   echo

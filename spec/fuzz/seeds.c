@@ -3,11 +3,14 @@
  * mset/native: the fixture mesh, single tiles and an empty mesh saved in
  * both formats; tile: the fixture's tile blobs; tilecreate and build_soup:
  * small polygon and triangle soups in those targets' input encodings;
- * query: operation sequences over the fixture; obj: small OBJ texts. */
+ * query: operation sequences over the fixture; obj: small OBJ texts;
+ * tset: generated tile caches (spec/c/cache_level.h); obstacles: obstacle
+ * request sequences on such a cache. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <sys/stat.h>
 #include "fuzz.h"
+#include "../c/cache_level.h"
 
 static char g_dir[512];
 
@@ -235,6 +238,47 @@ static void soup_seed(int seed, int opt, int n, int block) {
   put("build_soup", seed, e.b, e.n);
 }
 
+/* ---- tile caches and obstacle sequences ---- */
+
+static void tset_seeds(void) {
+  size_t len;
+  int i;
+  for (i = 0; i < 3; i++) {
+    uint8_t *b = cl_make_tset(1 + i, 1 + (i + 1) / 2, &len);
+    put("tset", i, b, len);
+    free(b);
+  }
+}
+
+/* One add of each kind, a move, updates with budgets, a removal. */
+static void obstacle_seeds(void) {
+  enc e;
+  int kind;
+  for (kind = 0; kind < 4; kind++) {
+    e.n = 0;
+    e_u8(&e, 0); /* add */
+    e_u8(&e, kind | (kind == 2 ? 8 : 0));
+    if (kind == 2) e_u8(&e, 7); /* area 7 */
+    e_coord(&e, 6); e_coord(&e, 0); e_coord(&e, 6);          /* pos */
+    e_coord(&e, 1.5f); e_coord(&e, 3);                        /* radius, height */
+    e_coord(&e, 4); e_coord(&e, -1); e_coord(&e, 4);          /* bmin */
+    e_coord(&e, 8); e_coord(&e, 2); e_coord(&e, 7);           /* bmax */
+    e_coord(&e, 13); e_coord(&e, 0.5f); e_coord(&e, 13);      /* center */
+    e_coord(&e, 2); e_coord(&e, 1.5f); e_coord(&e, 0.5f);     /* half extents */
+    e_coord(&e, 0.75f); e_coord(&e, -1); e_coord(&e, 3);      /* yaw, hmin, hmax */
+    e_u8(&e, 4);                                              /* prism outline */
+    e_coord(&e, 10); e_coord(&e, 0); e_coord(&e, 10);
+    e_coord(&e, 14); e_coord(&e, 0); e_coord(&e, 9);
+    e_coord(&e, 15); e_coord(&e, 0); e_coord(&e, 13);
+    e_coord(&e, 11); e_coord(&e, 0); e_coord(&e, 15);
+    e_u8(&e, 2); e_u8(&e, 1);                                 /* update, budget 1 */
+    e_u8(&e, 4); e_u8(&e, 0);                                 /* update, all */
+    e_u8(&e, 1); e_u8(&e, 0);                                 /* remove live[0] */
+    e_u8(&e, 2); e_u8(&e, 0);
+    put("obstacles", kind, e.b, e.n);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) { fprintf(stderr, "usage: seeds DIR\n"); return 2; }
   snprintf(g_dir, sizeof g_dir, "%s", argv[1]);
@@ -251,5 +295,7 @@ int main(int argc, char **argv) {
   soup_seed(1, 4 | 8 | 16, 4, 1);
   soup_seed(2, 1 | 32, 4, 1);
   soup_seed(3, 2 | 64 | 4 | 8 | 16, 3, 0);
+  tset_seeds();
+  obstacle_seeds();
   return 0;
 }

@@ -437,3 +437,22 @@ nm_status nm_build_run(const float *verts, int nverts, const int *tris, int ntri
   stats->ms_total = nm_clock_ms() - t0;
   return st;
 }
+
+nm_status nm_build_ctx_init(nm_build_ctx *ctx, const float *verts, int nverts, const int *tris, int ntris,
+                            const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag) {
+  nm_status st = nm_build_setup(ctx, verts, nverts, tris, ntris, cfg, alloc, diag);
+  if (st < 0) return st;
+  if (cfg->tile_size <= 0) return nm_diag_set(diag, NM_ERR_PARAM, "tileSize", "a tiled build needs tileSize > 0");
+  st = nm_build_prepare(ctx, tris, ntris, diag);
+  if (st >= 0) st = nm_build_tiled_tris(ctx);
+  if (st < 0) {
+    nm_build_cleanup(ctx, st, diag);
+    memset(ctx, 0, sizeof *ctx);
+  }
+  return st;
+}
+
+void nm_build_ctx_free(nm_build_ctx *ctx) {
+  nm_build_cleanup(ctx, NM_OK, NULL);
+  memset(ctx, 0, sizeof *ctx);
+}

@@ -203,19 +203,6 @@ static nm_status ct_seed(ct_work *w) {
   return NM_OK;
 }
 
-/* Squared distance from (x, z) to the segment (px, pz)-(qx, qz). */
-static float ct_dist_pt_seg(int x, int z, int px, int pz, int qx, int qz) {
-  const float pqx = (float)(qx - px), pqz = (float)(qz - pz);
-  float dx = (float)(x - px), dz = (float)(z - pz);
-  const float d = pqx * pqx + pqz * pqz;
-  float t = pqx * dx + pqz * dz;
-  if (d > 0) t /= d;
-  t = nm_clampf(t, 0.0f, 1.0f);
-  dx = (float)px + t * pqx - (float)x;
-  dz = (float)pz + t * pqz - (float)z;
-  return dx * dx + dz * dz;
-}
-
 /* The raw point between simplified points i and i+1 that lies farthest from
  * their segment, or -1. Only wall and area-border stretches are refined
  * (edges shared with another region are already exact); the stretch is
@@ -240,7 +227,7 @@ static int ct_farthest(const ct_work *w, int i, float *maxd) {
   /* the first point of the stretch tells what the stretch faces */
   if ((p[ci * 4 + 3] & NM_CONTOUR_REG_MASK) != 0 && !(p[ci * 4 + 3] & NM_AREA_BORDER)) return -1;
   for (; ci != endi; ci = (ci + cinc) % pn) {
-    const float d = ct_dist_pt_seg(p[ci * 4], p[ci * 4 + 2], ax, az, bx, bz);
+    const float d = nm_dist_pt_seg_cells(p[ci * 4], p[ci * 4 + 2], ax, az, bx, bz);
     if (d > *maxd) { *maxd = d; maxi = ci; }
   }
   return maxi;

@@ -114,6 +114,17 @@ NM_INTERNAL nm_status nm_build_run(const float *verts, int nverts, const int *tr
                                    nm_diag *diag, nm_navmesh **out, nm_build_stats *stats);
 /* Navmesh parameters of a tiled build (RecastDemo's tile and polygon bits). */
 NM_INTERNAL void nm_build_grid_params(const nm_rc_config *rc, nm_navmesh_params *p);
+/* For the tile cache (src/cache): the context of a tiled build as
+ * nm_navmesh_build makes it (checks, configuration, triangles with area,
+ * chunky partition, walkable flags) in ctx, which must stay in place;
+ * nm_build_ctx_free releases it. ERR_PARAM, ERR_EMPTY, ERR_NOMEM. */
+NM_INTERNAL nm_status nm_build_ctx_init(nm_build_ctx *ctx, const float *verts, int nverts, const int *tris,
+                                        int ntris, const nm_build_config *cfg, const nm_alloc *alloc,
+                                        nm_diag *diag);
+NM_INTERNAL void nm_build_ctx_free(nm_build_ctx *ctx);
+/* tiles.c, for the tile cache: tile (tx, ty) up to its eroded compact
+ * heightfield with volumes marked (*chf: the caller's, nm_chf_free). */
+NM_INTERNAL nm_status nm_build_tile_chf(const nm_build_ctx *ctx, int tx, int ty, nm_chf *chf);
 
 /* tiles.c: runs the whole pipeline for tile (tx, ty) (solo: 0, 0). */
 NM_INTERNAL void nm_build_tile(const nm_build_ctx *ctx, int tx, int ty, nm_tile_result *res);

@@ -153,9 +153,8 @@ static nm_status partition(tile_work *w, nm_build_stats *s, double *t0) {
   return st;
 }
 
-/* Compact heightfield (the heightfield is freed after), erosion, volumes,
- * regions. */
-static nm_status stage_regions(tile_work *w, nm_build_stats *s, double *t0) {
+/* Compact heightfield (the heightfield is freed after), erosion, volumes. */
+static nm_status stage_compact(tile_work *w, nm_build_stats *s, double *t0) {
   const nm_rc_config *rc = &w->ctx->rc;
   nm_status st;
   w->stage = "compact heightfield";
@@ -170,6 +169,13 @@ static nm_status stage_regions(tile_work *w, nm_build_stats *s, double *t0) {
   lap(&s->ms_erode, t0);
   mark_volumes(w);
   lap(&s->ms_areas, t0);
+  return NM_OK;
+}
+
+/* The compact heightfield, then regions. */
+static nm_status stage_regions(tile_work *w, nm_build_stats *s, double *t0) {
+  nm_status st = stage_compact(w, s, t0);
+  if (st < 0) return st;
   w->stage = "regions";
   return partition(w, s, t0);
 }
@@ -338,4 +344,30 @@ void nm_build_tile(const nm_build_ctx *ctx, int tx, int ty, nm_tile_result *res)
   else if (st < 0 && !res->diag.msg[0])
     nm_diag_set(&res->diag, st, w.stage, "tile (%d, %d): %s failed: %s", tx, ty, w.stage, nm_strerror(st));
   res->st = st;
+}
+
+/* For the tile cache (src/cache): tile (tx, ty) up to its eroded compact
+ * heightfield with the area volumes marked; *chf is the caller's (free it
+ * with nm_chf_free). NM_ERR_EMPTY when no triangle comes near the tile. */
+nm_status nm_build_tile_chf(const nm_build_ctx *ctx, int tx, int ty, nm_chf *chf) {
+  tile_work w;
+  nm_tile_result res;
+  double t0 = nm_clock_ms();
+  nm_status st;
+  memset(&res, 0, sizeof res);
+  memset(&w, 0, sizeof w);
+  w.ctx = ctx;
+  w.a = &ctx->a;
+  w.res = &res;
+  w.tx = tx;
+  w.ty = ty;
+  tile_box(&ctx->rc, tx, ty, w.bmin, w.bmax);
+  st = stage_heightfield(&w, &res.stats, &t0);
+  if (st >= 0) st = stage_compact(&w, &res.stats, &t0);
+  if (st >= 0) {
+    *chf = w.chf;
+    w.have_chf = 0;
+  }
+  tile_cleanup(&w);
+  return st;
 }

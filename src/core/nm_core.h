@@ -72,4 +72,24 @@ static inline int nm_mini(int a, int b) { return a < b ? a : b; }
 static inline int nm_maxi(int a, int b) { return a > b ? a : b; }
 static inline size_t nm_align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
+/* ---- little-endian bytes (file formats) ---- */
+
+static inline uint32_t nm_rd32(const uint8_t *p) {
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline float nm_rdf(const uint8_t *p) {
+  const uint32_t u = nm_rd32(p);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+static inline void nm_wr32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+static inline void nm_wrf(uint8_t *p, float f) {
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  nm_wr32(p, u);
+}
+
 #endif

@@ -162,4 +162,18 @@ static inline int nm_overlap_bounds(const float *amin, const float *amax, const 
            amin[2] > bmax[2] || amax[2] < bmin[2]);
 }
 
+/* Squared distance from cell point (x, z) to the segment (px, pz)-(qx, qz),
+ * in single precision as Recast's contour simplification measures it. */
+static inline float nm_dist_pt_seg_cells(int x, int z, int px, int pz, int qx, int qz) {
+  const float pqx = (float)(qx - px), pqz = (float)(qz - pz);
+  float dx = (float)(x - px), dz = (float)(z - pz);
+  const float d = pqx * pqx + pqz * pqz;
+  float t = pqx * dx + pqz * dz;
+  if (d > 0) t /= d;
+  t = nm_clampf(t, 0.0f, 1.0f);
+  dx = (float)px + t * pqx - (float)x;
+  dz = (float)pz + t * pqz - (float)z;
+  return dx * dx + dz * dz;
+}
+
 #endif

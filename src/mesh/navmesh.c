@@ -365,6 +365,20 @@ nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, size_t size, n
   return NM_OK;
 }
 
+/* For the tile cache (src/cache): adds a blob allocated with the mesh
+ * allocator without copying it; the mesh owns it from then on. Needs no
+ * allocation, so a rebuilt tile can replace the old one atomically. */
+nm_status nm_navmesh_add_tile_owned(nm_navmesh *m, uint8_t *data, size_t size, nm_diag *diag,
+                                    nm_polyref *ref_out) {
+  nm_tile *t;
+  nm_status st;
+  if (m->frozen) return nm_diag_set(diag, NM_ERR_READONLY, NULL, "navmesh is shared (read-only)");
+  if ((st = nm_navmesh_place_tile(m, data, size, 0, NM_TILE_OWNS_DATA, diag, &t)) < 0) return st;
+  tile_connect(m, t);
+  if (ref_out) *ref_out = nm_tile_base(m, t);
+  return NM_OK;
+}
+
 nm_status nm_navmesh_add_tile(nm_navmesh *m, const void *data, size_t size, nm_diag *diag,
                               nm_polyref *ref_out) {
   return nm_navmesh_add_tile_at(m, data, size, 0, diag, ref_out);

@@ -227,6 +227,10 @@ NM_INTERNAL nm_status nm_navmesh_params_check(const nm_navmesh_params *p, nm_dia
  * points into data (owned by the mesh when flags has NM_TILE_OWNS_DATA). */
 NM_INTERNAL nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t size, nm_polyref want_ref,
                                             uint32_t flags, nm_diag *diag, nm_tile **out);
+/* For the tile cache: adds a blob (allocated with the mesh allocator) that
+ * the mesh takes over; on failure the caller still owns it. */
+NM_INTERNAL nm_status nm_navmesh_add_tile_owned(nm_navmesh *m, uint8_t *data, size_t size, nm_diag *diag,
+                                                nm_polyref *ref_out);
 /* islands.c: connected components over the links (labels 1..n). The
  * labels are one block: the index of each slot's polygon 0, then a label
  * per polygon, so making them writes nothing in the tiles (readers of a
