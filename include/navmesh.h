@@ -717,7 +717,8 @@ enum { NM_AVOID_SAMPLED = 0, NM_AVOID_ORCA = 1 };
 #define NM_CROWD_MAX_NEIGHBOURS 6
 #define NM_CROWD_MAX_CORNERS 4
 
-/* Crowd settings. nm_crowd_config_init: Detour's values but no path limits;
+/* Crowd settings. nm_crowd_config_init: Detour's values but no path limits,
+ * 400 search iterations per update and island_targets;
  * nm_crowd_config_detour: exactly dtCrowd's limits (what dtCrowd::init
  * sets), for dtCrowd's motion bit for bit. */
 typedef struct nm_crowd_config {
@@ -730,8 +731,12 @@ typedef struct nm_crowd_config {
                             * [Limit: 0 = twice the mesh's polygons, at least
                             * 4096; else 64 .. 1<<22] (Detour 4096) */
   int max_iterations;      /* search iterations per update for all queued
-                            * path requests [Limit: >= 1] (Detour 100) */
+                            * path requests [Limit: >= 1] (400; Detour 100) */
   int queue_size;          /* path requests searched at once [Limit: 1 .. 64] (8) */
+  int island_targets;      /* 1: a target on another island of the mesh (no
+                            * path can reach it) is replaced by the nearest
+                            * point of the agent's island, instead of a search
+                            * over the whole island (Detour: 0) */
 } nm_crowd_config;
 
 NM_API void nm_crowd_config_init(nm_crowd_config *cfg, int max_agents, float max_agent_radius);

@@ -17,14 +17,17 @@ void nm_crowd_config_init(nm_crowd_config *cfg, int max_agents, float max_agent_
   cfg->max_agent_radius = max_agent_radius;
   cfg->max_path = 0;
   cfg->search_nodes = 0;
-  cfg->max_iterations = 100;
+  cfg->max_iterations = 400;
   cfg->queue_size = 8;
+  cfg->island_targets = 1;
 }
 
 void nm_crowd_config_detour(nm_crowd_config *cfg, int max_agents, float max_agent_radius) {
   nm_crowd_config_init(cfg, max_agents, max_agent_radius);
   cfg->max_path = 256;
   cfg->search_nodes = 4096;
+  cfg->max_iterations = 100;
+  cfg->island_targets = 0;
 }
 
 void nm_avoidance_params_preset(nm_avoidance_params *p, int quality) {
@@ -264,8 +267,9 @@ nm_status nm_crowd_remove_agent(nm_crowd *c, int id) {
 
 /* Sets a move request (Detour's requestMoveTarget / ...Replan). */
 static void set_target(nm_agent *ag, nm_polyref ref, const float *pos, int replan) {
-  ag->target_ref = ref;
+  ag->target_ref = ag->plan_ref = ref;
   nm_vcopy(ag->target_pos, pos);
+  nm_vcopy(ag->plan_pos, pos);
   ag->target_pathq = 0;
   ag->target_replan = (uint8_t)replan;
   ag->target_state = ref ? NM_TARGET_REQUESTING : NM_TARGET_FAILED;

@@ -213,6 +213,9 @@ typedef struct nm_agent {
   uint8_t target_state, target_replan;
   nm_polyref target_ref;
   float target_pos[3];
+  nm_polyref plan_ref;      /* where the corridor leads: the target, or the */
+  float plan_pos[3];        /* nearest point of the agent's island to it */
+  uint32_t plan_generation; /* mesh generation when plan was chosen */
   uint32_t target_pathq;
   float target_replan_time;
   nm_agent_anim anim;
@@ -243,6 +246,11 @@ NM_INTERNAL int nm_crowd_agent_id(const nm_crowd *c, const nm_agent *ag);
 NM_INTERNAL void nm_crowd_replan(nm_agent *ag, nm_polyref ref, const float *pos);
 /* Room for n refs in the merge scratch; 0 when memory ran out. */
 NM_INTERNAL int nm_crowd_merge_reserve(nm_crowd *c, int n);
+
+/* island.c: for a target on another island than the agent, the nearest
+ * point of the agent's island (*ref, pos); 0 when the target is reachable
+ * as far as islands tell, or no such point was found. */
+NM_INTERNAL int nm_crowd_island_goal(nm_crowd *c, const nm_agent *ag, nm_polyref *ref, float *pos);
 
 /* requests.c: the path-request phases of an update */
 NM_INTERNAL void nm_crowd_check_paths(nm_crowd *c, float dt);

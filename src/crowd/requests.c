@@ -121,8 +121,11 @@ static void check_agent(nm_crowd *c, nm_agent *ag, float dt) {
   if (!nm_corridor_is_valid(&ag->corridor, CHECK_LOOKAHEAD, c->mesh, &ag->filter)) replan = 1;
   if (ag->target_state == NM_TARGET_VALID && ag->target_replan_time > TARGET_REPLAN_DELAY &&
       ag->corridor.npath < CHECK_LOOKAHEAD &&
-      ag->corridor.path[ag->corridor.npath - 1] != ag->target_ref)
+      ag->corridor.path[ag->corridor.npath - 1] != ag->plan_ref)
     replan = 1; /* the corridor ends short of the target: try again */
+  if (ag->target_state == NM_TARGET_VALID && ag->plan_ref != ag->target_ref &&
+      ag->plan_generation != c->mesh->generation)
+    replan = 1; /* tiles changed: the target may be reachable now */
   if (replan && ag->target_state != NM_TARGET_NONE)
     nm_crowd_replan(ag, ag->target_ref, ag->target_pos);
 }
@@ -138,6 +141,15 @@ void nm_crowd_check_paths(nm_crowd *c, float dt) {
 
 /* ---- 2. move requests ---- */
 
+/* Where the corridor will lead: the target, or with island_targets and a
+ * target no path reaches, the nearest point of the agent's island. */
+static void choose_plan(nm_crowd *c, nm_agent *ag) {
+  ag->plan_ref = ag->target_ref;
+  nm_vcopy(ag->plan_pos, ag->target_pos);
+  ag->plan_generation = c->mesh->generation;
+  if (c->cfg.island_targets) nm_crowd_island_goal(c, ag, &ag->plan_ref, ag->plan_pos);
+}
+
 /* The quick search of a new request: the corridor heads the found way;
  * VALID when it reaches the target, else WAITING_FOR_QUEUE. */
 static void quick_search(nm_crowd *c, nm_agent *ag) {
@@ -146,8 +158,8 @@ static void quick_search(nm_crowd *c, nm_agent *ag) {
   float req_pos[3];
   int n = 0;
   nm_status st = NM_ERR_STATE;
-  if (nm_sliced_begin(c->q, path[0], ag->target_ref, ag->npos, ag->target_pos, &ag->filter, 1) >=
-      0) {
+  choose_plan(c, ag);
+  if (nm_sliced_begin(c->q, path[0], ag->plan_ref, ag->npos, ag->plan_pos, &ag->filter, 1) >= 0) {
     nm_query_find_path_step(c->q, NM_QUICK_SEARCH_ITERS, NULL);
     if (ag->target_replan) /* keep to the old path where the search met it */
       st = nm_query_find_path_end_partial(c->q, path, ag->corridor.npath, req,
@@ -156,10 +168,10 @@ static void quick_search(nm_crowd *c, nm_agent *ag) {
       st = nm_query_find_path_end(c->q, req, NM_QUICK_SEARCH_POLYS, &n);
   }
   if (st < 0 || n <= 0) n = 0;
-  else if (req[n - 1] != ag->target_ref) { /* partial: aim inside the last polygon */
-    if (nm_query_closest_point(c->q, req[n - 1], ag->target_pos, req_pos, NULL) < 0) n = 0;
+  else if (req[n - 1] != ag->plan_ref) { /* partial: aim inside the last polygon */
+    if (nm_query_closest_point(c->q, req[n - 1], ag->plan_pos, req_pos, NULL) < 0) n = 0;
   } else {
-    nm_vcopy(req_pos, ag->target_pos);
+    nm_vcopy(req_pos, ag->plan_pos);
   }
   if (!n) { /* nothing found: stay where it is */
     nm_vcopy(req_pos, ag->npos);
@@ -168,8 +180,8 @@ static void quick_search(nm_crowd *c, nm_agent *ag) {
   }
   nm_corridor_set(&ag->corridor, &c->alloc, req_pos, req, n);
   nm_boundary_reset(&ag->boundary);
-  ag->partial = 0;
-  if (req[n - 1] == ag->target_ref) {
+  ag->partial = ag->plan_ref != ag->target_ref;
+  if (req[n - 1] == ag->plan_ref) {
     ag->target_state = NM_TARGET_VALID;
     ag->target_replan_time = 0;
   } else {
@@ -213,9 +225,9 @@ static void collect_result(nm_crowd *c, nm_agent *ag) {
   nm_polyref *res = NULL;
   float target[3];
   int nres = 0, partial = 0, n;
-  nm_vcopy(target, ag->target_pos);
+  nm_vcopy(target, ag->plan_pos);
   nm_pathq_result(&c->pq, ag->target_pathq, &res, &nres, &partial);
-  ag->partial = (uint8_t)partial;
+  ag->partial = (uint8_t)(partial || ag->plan_ref != ag->target_ref);
   n = join_result(c, ag, res, nres);
   if (n < 0) { /* out of memory: ask again later, keeping the corridor */
     c->nomem = 1;
@@ -223,7 +235,7 @@ static void collect_result(nm_crowd *c, nm_agent *ag) {
     ag->target_pathq = 0;
     return;
   }
-  if (n > 0 && c->merge[n - 1] != ag->target_ref) { /* partial: aim inside the last polygon */
+  if (n > 0 && c->merge[n - 1] != ag->plan_ref) { /* partial: aim inside the last polygon */
     float nearest[3];
     if (nm_query_closest_point(c->q, c->merge[n - 1], target, nearest, NULL) >= 0)
       nm_vcopy(target, nearest);
@@ -266,8 +278,8 @@ void nm_crowd_move_requests(nm_crowd *c) {
   for (i = 0; i < nqueue; ++i) {
     nm_agent *ag = queue[i];
     const nm_corridor *cr = &ag->corridor;
-    ag->target_pathq = nm_pathq_request(&c->pq, cr->path[cr->npath - 1], ag->target_ref, cr->target,
-                                         ag->target_pos, &ag->filter);
+    ag->target_pathq = nm_pathq_request(&c->pq, cr->path[cr->npath - 1], ag->plan_ref, cr->target,
+                                         ag->plan_pos, &ag->filter);
     if (ag->target_pathq) ag->target_state = NM_TARGET_WAITING_FOR_PATH;
   }
   c->pq.nomem = 0;
