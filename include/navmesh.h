@@ -822,8 +822,9 @@ NM_API nm_status nm_crowd_reset_move_target(nm_crowd *crowd, int id);
 
 /* Advances the simulation by dt [Limit: >= 0, finite] [Units: s] (Detour's
  * dtCrowd::update, in its order). ERR_PARAM for a bad dt (nothing moves).
- * ERR_NOMEM when a path could not be stored whole: the step is still done,
- * that path is cut where memory ran out (as Detour cuts at its limits). */
+ * ERR_NOMEM when memory ran out during the step: the step is still done; a
+ * path that could not be stored whole is cut where memory ran out (as
+ * Detour cuts at its limits) and planned again later. */
 NM_API nm_status nm_crowd_update(nm_crowd *crowd, float dt);
 
 /* Replaces / reads avoidance parameter set idx [Limit: 0 .. 7]. ERR_PARAM. */

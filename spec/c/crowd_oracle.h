@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CO_MAX_AGENTS 512
+#define CO_MAX_AGENTS 2048
 #define CO_MAX_RECORDS 41
 
 typedef struct co_point {

@@ -147,56 +147,215 @@ static inline int ray_wall(const sampler *sm, int i, float ux, float uz, float *
   return !(s < 0 || s > 1);
 }
 
-/* Earliest wall hit of candidate vcand, at most tmin (walls count double:
- * avoid less when facing them); -1 when it drops under thr. */
-static float walls_toi(const sampler *sm, const float *vcand, float tmin, float thr) {
-  int i;
-  for (i = 0; i < sm->av->nsegs; ++i) {
-    const nm_obstacle_seg *s = &sm->av->segs[i];
-    float ht = 0;
-    if (s->touch) { /* against the wall: only moving away from it is free */
-      if (-sm->sv[i][1] * vcand[0] + sm->sv[i][0] * vcand[2] < 0.0f) continue;
-    } else if (!ray_wall(sm, i, vcand[0], vcand[2], &ht)) {
-      continue;
-    }
-    ht *= 2.0f;
-    if (ht < tmin) {
-      tmin = ht;
-      if (tmin < thr) return -1;
-    }
-  }
-  return tmin;
+/* ---- scoring candidates ----
+ * Detour scores candidates one at a time and abandons one as soon as it
+ * cannot beat the best so far: before looking at obstacles (when even an
+ * obstacle-free candidate would lose) or when the time of impact found so
+ * far drops under a threshold. Times of impact only decrease, so the second
+ * test is the same as testing the earliest impact over all obstacles. So
+ * what depends on the candidate alone (its velocity penalties, the side
+ * term, its earliest impact) is worked out four candidates at a time where
+ * SSE2 is there (the same IEEE operations in the same order), the
+ * obstacle part only for groups holding a candidate that passes the first
+ * test; Detour's tests and choice run in order. */
+
+#define MAX_CANDIDATES 132 /* pattern size (32 * 4 + 1) rounded up to 4 */
+
+typedef struct cands {
+  float cx[MAX_CANDIDATES], cz[MAX_CANDIDATES];
+  float vpen[MAX_CANDIDATES], vcpen[MAX_CANDIDATES], side[MAX_CANDIDATES], tmin[MAX_CANDIDATES];
+  uint8_t done[MAX_CANDIDATES / 4]; /* obstacles scored for group k / 4 */
+  int n;
+} cands;
+
+/* Penalties for straying from the desired and the current velocity. */
+static void pens_one(const sampler *sm, cands *cs, int k) {
+  const nm_avoidance_params *p = sm->prm;
+  const float vc[3] = {cs->cx[k], 0, cs->cz[k]};
+  cs->vpen[k] = p->weight_des_vel * (nm_vdist2d(vc, sm->dvel) * sm->inv_vmax);
+  cs->vcpen[k] = p->weight_cur_vel * (nm_vdist2d(vc, sm->vel) * sm->inv_vmax);
 }
 
-/* Penalty of candidate vcand, or min_penalty when it cannot beat it
- * (Detour's processSample). */
-static float process_sample(const sampler *sm, const float *vcand, float min_penalty) {
+/* Averaged side term and earliest impact of candidate k (one at a time). */
+static void obstacles_one(const sampler *sm, cands *cs, int k) {
   const nm_avoidance_params *p = sm->prm;
-  const float vpen = p->weight_des_vel * (nm_vdist2d(vcand, sm->dvel) * sm->inv_vmax);
-  const float vcpen = p->weight_cur_vel * (nm_vdist2d(vcand, sm->vel) * sm->inv_vmax);
-  const float min_pen = min_penalty - vpen - vcpen;
-  const float thr = (p->weight_toi / min_pen - 0.1f) * p->horiz_time;
+  const float vc[3] = {cs->cx[k], 0, cs->cz[k]};
+  const float wx = vc[0] * 2 - sm->vel[0], wz = vc[2] * 2 - sm->vel[2];
   float tmin = p->horiz_time, side = 0;
-  int i, nside = 0;
-  if (thr - p->horiz_time > -FLT_EPSILON) return min_penalty;
+  int i;
   for (i = 0; i < sm->av->ncircles; ++i) {
     const nm_obstacle_circle *c = &sm->av->circles[i];
     float vab[3], htmin = 0, htmax = 0;
-    vab[0] = (vcand[0] * 2 - sm->vel[0]) - c->vel[0];
-    vab[2] = (vcand[2] * 2 - sm->vel[2]) - c->vel[2];
+    vab[0] = wx - c->vel[0];
+    vab[1] = 0;
+    vab[2] = wz - c->vel[2];
     side += nm_clampf(nm_minf(dot2d(c->dp, vab) * 0.5f + 0.5f, dot2d(c->np, vab) * 2), 0.0f, 1.0f);
-    nside++;
     if (!sweep_circle(sm, i, vab[0], vab[2], &htmin, &htmax)) continue;
     if (htmin < 0.0f && htmax > 0.0f) htmin = -htmin * 0.5f; /* overlapping: avoid more */
-    if (htmin >= 0.0f && htmin < tmin) {
-      tmin = htmin;
-      if (tmin < thr) return min_penalty;
+    if (htmin >= 0.0f && htmin < tmin) tmin = htmin;
+  }
+  for (i = 0; i < sm->av->nsegs; ++i) {
+    float ht = 0;
+    if (sm->av->segs[i].touch) { /* against the wall: only moving away from it is free */
+      if (-sm->sv[i][1] * vc[0] + sm->sv[i][0] * vc[2] < 0.0f) continue;
+    } else if (!ray_wall(sm, i, vc[0], vc[2], &ht)) {
+      continue;
+    }
+    ht *= 2.0f; /* walls count double: avoid less when facing them */
+    if (ht < tmin) tmin = ht;
+  }
+  if (sm->av->ncircles) side /= (float)sm->av->ncircles;
+  cs->side[k] = side;
+  cs->tmin[k] = tmin;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+/* Per lane: m ? a : b. */
+#define SEL(m, a, b) _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b))
+
+/* Per lane: v < 0 ? 0 : (v > 1 ? 1 : v), NaN kept (Detour's dtClamp). */
+static inline __m128 clamp01(__m128 v) {
+  const __m128 one = _mm_set1_ps(1.0f);
+  const __m128 lo = _mm_andnot_ps(_mm_cmplt_ps(v, _mm_setzero_ps()), v);
+  return SEL(_mm_cmpgt_ps(lo, one), one, lo);
+}
+
+/* Per lane: sqrtf(dx*dx + dz*dz) of (b - a). */
+static inline __m128 dist4(__m128 ax, __m128 az, float bx, float bz) {
+  const __m128 dx = _mm_sub_ps(_mm_set1_ps(bx), ax), dz = _mm_sub_ps(_mm_set1_ps(bz), az);
+  return _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dz, dz)));
+}
+
+/* Per lane: a.x * bx + a.z * bz. */
+static inline __m128 dot4(__m128 ax, __m128 az, float bx, float bz) {
+  return _mm_add_ps(_mm_mul_ps(_mm_set1_ps(bx), ax), _mm_mul_ps(_mm_set1_ps(bz), az));
+}
+
+/* Circle i for four candidates (w = 2 vcand - vel): its side term is added
+ * to *side, its time of impact folded into *tmin. MINPS gives a < b ? a : b
+ * as Detour's dtMin does. */
+static inline void circle4(const sampler *sm, int i, __m128 wx, __m128 wz, __m128 *side,
+                           __m128 *tmin) {
+  const nm_obstacle_circle *c = &sm->av->circles[i];
+  const __m128 half = _mm_set1_ps(0.5f), zero = _mm_setzero_ps();
+  const __m128 vx = _mm_sub_ps(wx, _mm_set1_ps(c->vel[0])), vz = _mm_sub_ps(wz, _mm_set1_ps(c->vel[2]));
+  const __m128 s1 = _mm_add_ps(_mm_mul_ps(dot4(vx, vz, c->dp[0], c->dp[2]), half), half);
+  const __m128 s2 = _mm_mul_ps(dot4(vx, vz, c->np[0], c->np[2]), _mm_set1_ps(2.0f));
+  const __m128 a = _mm_add_ps(_mm_mul_ps(vx, vx), _mm_mul_ps(vz, vz));
+  const __m128 b = _mm_add_ps(_mm_mul_ps(vx, _mm_set1_ps(sm->cs[i][0])),
+                              _mm_mul_ps(vz, _mm_set1_ps(sm->cs[i][1])));
+  const __m128 d = _mm_sub_ps(_mm_mul_ps(b, b), _mm_mul_ps(a, _mm_set1_ps(sm->cc[i])));
+  const __m128 ia = _mm_div_ps(_mm_set1_ps(1.0f), a), rd = _mm_sqrt_ps(d);
+  const __m128 htmax = _mm_mul_ps(_mm_add_ps(b, rd), ia);
+  __m128 ht = _mm_mul_ps(_mm_sub_ps(b, rd), ia), take;
+  *side = _mm_add_ps(*side, clamp01(_mm_min_ps(s1, s2)));
+  ht = SEL(_mm_and_ps(_mm_cmplt_ps(ht, zero), _mm_cmpgt_ps(htmax, zero)),
+           _mm_mul_ps(_mm_sub_ps(zero, ht), half), ht);
+  take = _mm_andnot_ps(_mm_or_ps(_mm_cmplt_ps(a, _mm_set1_ps(0.0001f)), _mm_cmplt_ps(d, zero)),
+                       _mm_and_ps(_mm_cmpge_ps(ht, zero), _mm_cmplt_ps(ht, *tmin)));
+  *tmin = SEL(take, ht, *tmin);
+}
+
+/* Per lane: lo <= v <= hi (false for NaN). */
+static inline __m128 within(__m128 v, __m128 lo, __m128 hi) {
+  return _mm_and_ps(_mm_cmpge_ps(v, lo), _mm_cmple_ps(v, hi));
+}
+
+/* Wall i for four candidates u: its time of impact folded into *tmin. */
+static inline void wall4(const sampler *sm, int i, __m128 ux, __m128 uz, __m128 *tmin) {
+  const float *v = sm->sv[i], *w = sm->sw[i];
+  const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+  __m128 ht, ok;
+  if (sm->av->segs[i].touch) { /* moving away from a wall it touches is free */
+    ok = _mm_cmpge_ps(dot4(ux, uz, -v[1], v[0]), zero);
+    ht = zero;
+  } else { /* isectRaySeg */
+    const __m128 d = _mm_sub_ps(_mm_mul_ps(uz, _mm_set1_ps(v[0])), _mm_mul_ps(ux, _mm_set1_ps(v[1])));
+    const __m128 absd = _mm_andnot_ps(_mm_set1_ps(-0.0f), d), id = _mm_div_ps(one, d);
+    const __m128 t = _mm_mul_ps(_mm_set1_ps(sm->svw[i]), id);
+    const __m128 s = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(uz, _mm_set1_ps(w[0])), _mm_mul_ps(ux, _mm_set1_ps(w[1]))), id);
+    ok = _mm_and_ps(_mm_cmpge_ps(absd, _mm_set1_ps(1e-6f)), _mm_and_ps(within(t, zero, one), within(s, zero, one)));
+    ht = t;
+  }
+  ht = _mm_mul_ps(ht, _mm_set1_ps(2.0f));
+  *tmin = SEL(_mm_and_ps(ok, _mm_cmplt_ps(ht, *tmin)), ht, *tmin);
+}
+
+/* pens_one for candidates k .. k+3 at once. */
+static void pens_four(const sampler *sm, cands *cs, int k) {
+  const nm_avoidance_params *p = sm->prm;
+  const __m128 cx = _mm_loadu_ps(&cs->cx[k]), cz = _mm_loadu_ps(&cs->cz[k]);
+  const __m128 iv = _mm_set1_ps(sm->inv_vmax);
+  _mm_storeu_ps(&cs->vpen[k], _mm_mul_ps(_mm_set1_ps(p->weight_des_vel),
+                                         _mm_mul_ps(dist4(cx, cz, sm->dvel[0], sm->dvel[2]), iv)));
+  _mm_storeu_ps(&cs->vcpen[k], _mm_mul_ps(_mm_set1_ps(p->weight_cur_vel),
+                                          _mm_mul_ps(dist4(cx, cz, sm->vel[0], sm->vel[2]), iv)));
+}
+
+/* obstacles_one for candidates k .. k+3 at once. */
+static void obstacles_four(const sampler *sm, cands *cs, int k) {
+  const __m128 cx = _mm_loadu_ps(&cs->cx[k]), cz = _mm_loadu_ps(&cs->cz[k]);
+  const __m128 two = _mm_set1_ps(2.0f);
+  const __m128 wx = _mm_sub_ps(_mm_mul_ps(cx, two), _mm_set1_ps(sm->vel[0]));
+  const __m128 wz = _mm_sub_ps(_mm_mul_ps(cz, two), _mm_set1_ps(sm->vel[2]));
+  __m128 side = _mm_setzero_ps(), tmin = _mm_set1_ps(sm->prm->horiz_time);
+  int i;
+  for (i = 0; i < sm->av->ncircles; ++i) circle4(sm, i, wx, wz, &side, &tmin);
+  for (i = 0; i < sm->av->nsegs; ++i) wall4(sm, i, cx, cz, &tmin);
+  if (sm->av->ncircles) side = _mm_div_ps(side, _mm_set1_ps((float)sm->av->ncircles));
+  _mm_storeu_ps(&cs->side[k], side);
+  _mm_storeu_ps(&cs->tmin[k], tmin);
+}
+#endif
+
+/* Velocity penalties of all candidates; no obstacles scored yet. */
+static void pens_all(const sampler *sm, cands *cs) {
+  int k = 0;
+#if defined(__SSE2__)
+  for (; k + 4 <= cs->n; k += 4) pens_four(sm, cs, k);
+#endif
+  for (; k < cs->n; k++) pens_one(sm, cs, k);
+  memset(cs->done, 0, (size_t)(cs->n + 3) / 4);
+}
+
+/* Obstacles of the group of four holding candidate k, scored once. */
+static void obstacles_group(const sampler *sm, cands *cs, int k) {
+  const int g = k >> 2, k0 = g * 4;
+  if (cs->done[g]) return;
+  cs->done[g] = 1;
+#if defined(__SSE2__)
+  if (k0 + 4 <= cs->n) {
+    obstacles_four(sm, cs, k0);
+    return;
+  }
+#endif
+  for (k = k0; k < k0 + 4 && k < cs->n; k++) obstacles_one(sm, cs, k);
+}
+
+/* Detour's choice among the scored candidates, in order: the first with
+ * the lowest penalty, skipping those Detour abandons early. bvel gets it
+ * (zero when none). */
+static void choose(const sampler *sm, cands *cs, float *bvel) {
+  const nm_avoidance_params *p = sm->prm;
+  float min_penalty = FLT_MAX;
+  int k;
+  nm_vset(bvel, 0, 0, 0);
+  for (k = 0; k < cs->n; ++k) {
+    const float min_pen = min_penalty - cs->vpen[k] - cs->vcpen[k];
+    const float thr = (p->weight_toi / min_pen - 0.1f) * p->horiz_time;
+    float penalty;
+    if (thr - p->horiz_time > -FLT_EPSILON) continue; /* cannot win even unobstructed */
+    obstacles_group(sm, cs, k);
+    if (cs->tmin[k] < thr) continue; /* an obstacle comes too soon */
+    penalty = cs->vpen[k] + cs->vcpen[k] + p->weight_side * cs->side[k] +
+              p->weight_toi * (1.0f / (0.1f + cs->tmin[k] * sm->inv_horiz));
+    if (penalty < min_penalty) {
+      min_penalty = penalty;
+      nm_vset(bvel, cs->cx[k], 0, cs->cz[k]);
     }
   }
-  if ((tmin = walls_toi(sm, vcand, tmin, thr)) < 0) return min_penalty;
-  if (nside) side /= (float)nside;
-  return vpen + vcpen + p->weight_side * side +
-         p->weight_toi * (1.0f / (0.1f + tmin * sm->inv_horiz));
 }
 
 /* The sampling pattern: the centre, then per ring (outermost first) one
@@ -253,6 +412,7 @@ int nm_avoid_sample_adaptive(nm_avoid *av, const float *pos, float rad, float vm
   float cr = vmax * (1.0f - prm->vel_bias), res[3];
   const float lim = nm_sqr(vmax + 0.001f);
   sampler sm;
+  cands cs;
   int npat, i, k, ns = 0;
   prepare(av, pos, dvel);
   sampler_init(&sm, av, pos, rad, vel, dvel, prm, vmax);
@@ -260,21 +420,17 @@ int nm_avoid_sample_adaptive(nm_avoid *av, const float *pos, float rad, float vm
   npat = make_pattern(pat, dvel, prm->adaptive_divs, prm->adaptive_rings);
   nm_vset(res, dvel[0] * prm->vel_bias, 0, dvel[2] * prm->vel_bias);
   for (k = 0; k < prm->adaptive_depth; ++k) {
-    float min_penalty = FLT_MAX, bvel[3] = {0, 0, 0};
-    for (i = 0; i < npat; ++i) {
-      float vcand[3], penalty;
-      vcand[0] = res[0] + pat[i * 2] * cr;
-      vcand[1] = 0;
-      vcand[2] = res[2] + pat[i * 2 + 1] * cr;
-      if (nm_sqr(vcand[0]) + nm_sqr(vcand[2]) > lim) continue;
-      penalty = process_sample(&sm, vcand, min_penalty);
-      ns++;
-      if (penalty < min_penalty) {
-        min_penalty = penalty;
-        nm_vcopy(bvel, vcand);
-      }
+    cs.n = 0;
+    for (i = 0; i < npat; ++i) { /* candidates within the speed limit */
+      const float vx = res[0] + pat[i * 2] * cr, vz = res[2] + pat[i * 2 + 1] * cr;
+      if (nm_sqr(vx) + nm_sqr(vz) > lim) continue;
+      cs.cx[cs.n] = vx;
+      cs.cz[cs.n] = vz;
+      cs.n++;
     }
-    nm_vcopy(res, bvel);
+    ns += cs.n;
+    pens_all(&sm, &cs);
+    choose(&sm, &cs, res);
     cr *= 0.5f;
   }
   nm_vcopy(nvel, res);

@@ -28,7 +28,7 @@ void nm_corridor_free(nm_corridor *c, const nm_alloc *a) {
 }
 
 int nm_refs_reserve(const nm_alloc *a, nm_polyref **buf, int *cap, int n, int limit) {
-  int want = *cap;
+  int want = *cap > 0 ? *cap : 16;
   nm_polyref *p;
   if (limit > 0 && n > limit) n = limit;
   if (n <= *cap) return 1;

@@ -111,7 +111,7 @@ static nm_status crowd_alloc(nm_crowd *c) {
   if (!c->agents || !c->active || !c->merge) return NM_ERR_NOMEM;
   for (i = 0; i < n; i++) c->agents[i].salt = 1;
   if ((st = nm_query_new(c->mesh, NM_LOCAL_NODES, a, &c->q)) < 0) return st;
-  if ((st = nm_grid_init(&c->grid, a, n * 4, c->cfg.max_agent_radius * 3)) < 0) return st;
+  if ((st = nm_grid_init(&c->grid, a, n, c->cfg.max_agent_radius * 3)) < 0) return st;
   return nm_pathq_init(&c->pq, a, c->mesh, c->cfg.queue_size, search_nodes(&c->cfg, c->mesh), lim);
 }
 

@@ -92,40 +92,68 @@ NM_INTERNAL void nm_boundary_update(nm_boundary *b, nm_polyref ref, const float 
                                     nm_query *q, const nm_filter *f);
 NM_INTERNAL int nm_boundary_is_valid(const nm_boundary *b, const nm_navmesh *m, const nm_filter *f);
 
-/* ---- proximity grid (grid.c): Detour's hashed grid of agent boxes ---- */
+/* ---- proximity grid (grid.c): agent boxes by cell, listing agents near a
+ * point in Detour's order ---- */
 typedef struct nm_grid_item {
   int x, y;
-  uint32_t id, next;
+  uint32_t id;
 } nm_grid_item;
 
 typedef struct nm_grid {
-  nm_grid_item *pool;
-  uint32_t *buckets;
-  int pool_size, pool_head, nbuckets;
+  nm_grid_item *pool;       /* [pool_size] entries in the order added */
+  uint64_t *keys;           /* [2 * pool_size] cell keys sorted (+ sort scratch) */
+  uint32_t *ids;            /* [2 * pool_size] their ids (+ sort scratch) */
+  uint32_t *seen;           /* [max_ids] stamp of the last query listing the id */
+  uint32_t stamp;
+  int pool_size, count, max_ids;
+  int xmin, xmax, ymin, ymax;
+  uint64_t width;
   float cell_size, inv_cell_size;
 } nm_grid;
 
-NM_INTERNAL nm_status nm_grid_init(nm_grid *g, const nm_alloc *a, int pool_size, float cell_size);
+/* A grid for ids 0 .. max_ids-1 with room for 4 cells per id. */
+NM_INTERNAL nm_status nm_grid_init(nm_grid *g, const nm_alloc *a, int max_ids, float cell_size);
 NM_INTERNAL void nm_grid_free(nm_grid *g, const nm_alloc *a);
 NM_INTERNAL void nm_grid_clear(nm_grid *g);
 NM_INTERNAL void nm_grid_add(nm_grid *g, uint32_t id, float minx, float miny, float maxx, float maxy);
-NM_INTERNAL int nm_grid_query(const nm_grid *g, float minx, float miny, float maxx, float maxy,
+/* Sorts the entries for queries (after the adds, before the queries). */
+NM_INTERNAL void nm_grid_finish(nm_grid *g);
+NM_INTERNAL int nm_grid_query(nm_grid *g, float minx, float miny, float maxx, float maxy,
                               uint32_t *ids, int max);
 
 /* ---- path queue (pathq.c): long searches, sliced over updates ---- */
 enum { NM_PQ_IDLE = 0, NM_PQ_RUNNING = 1, NM_PQ_DONE = 2, NM_PQ_FAILED = 3 };
 
-typedef struct nm_pq_slot {
-  uint32_t handle;          /* 0: free */
+/* What a path search is asked (the same request gives the same search). */
+typedef struct nm_pq_request {
   nm_polyref start_ref, end_ref;
   float start[3], end[3];
   nm_filter filter;
+} nm_pq_request;
+
+typedef struct nm_pq_slot {
+  uint32_t handle;          /* 0: free */
+  nm_pq_request req;
   nm_polyref *path;
   int npath, cap;
   int status;               /* NM_PQ_* */
   int partial;
   int keep_alive;
+  int replay;               /* answered from the cache (its iterations are spent) */
+  int iters;                /* iterations done (live) or still to spend (replay) */
+  uint32_t generation;      /* mesh generation of a replayed answer */
 } nm_pq_slot;
+
+#define NM_PQ_CACHE 16      /* finished searches remembered */
+
+/* A finished search: its request, result and the iterations it took. */
+typedef struct nm_pq_cached {
+  int used;
+  uint32_t generation;      /* mesh generation it was made in */
+  nm_pq_request req;
+  nm_polyref *path;
+  int npath, cap, partial, iterations;
+} nm_pq_cached;
 
 typedef struct nm_pathq {
   nm_query *q;
@@ -134,6 +162,8 @@ typedef struct nm_pathq {
   uint32_t next_handle;
   int limit;                /* longest path kept (0: no limit) */
   int nomem;                /* a result was cut for want of memory */
+  nm_pq_cached cache[NM_PQ_CACHE];
+  int cache_next;           /* entry replaced next (round robin) */
 } nm_pathq;
 
 NM_INTERNAL nm_status nm_pathq_init(nm_pathq *pq, const nm_alloc *a, nm_navmesh *mesh, int nslots,

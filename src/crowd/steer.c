@@ -71,6 +71,7 @@ void nm_crowd_neighbours(nm_crowd *c) {
     const float *p = ag->npos, r = ag->params.radius;
     nm_grid_add(&c->grid, (uint32_t)i, p[0] - r, p[2] - r, p[0] + r, p[2] + r);
   }
+  nm_grid_finish(&c->grid);
   for (i = 0; i < c->nactive; ++i) {
     nm_agent *ag = &c->agents[c->active[i]];
     const float thr = ag->params.collision_query_range * 0.25f;
