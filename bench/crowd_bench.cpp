@@ -21,6 +21,7 @@
 #include <cstring>
 #include <vector>
 #include "detour_mset.h"
+#include "crowd_setup.h"
 extern "C" {
 #include "navmesh.h"
 #include "cases.h"
@@ -78,32 +79,8 @@ static void draw_points(nm_navmesh *mesh, const Scenario &sc) {
 }
 
 static dtCrowd *detour_crowd(dtNavMesh *dm) {
-  dtCrowd *dc = dtAllocCrowd();
-  dc->init(g_s.max_agents, g_s.max_agent_radius, dm);
-  dtQueryFilter *f = dc->getEditableFilter(0);
-  f->setIncludeFlags(0xffff);
-  f->setExcludeFlags(0x10);
-  dtObstacleAvoidanceParams p;
-  memcpy(&p, dc->getObstacleAvoidanceParams(0), sizeof p);
-  const int divs[4] = {5, 5, 7, 7}, rings[4] = {2, 2, 2, 3}, depth[4] = {1, 2, 3, 3};
-  for (int i = 0; i < 4; i++) {
-    p.velBias = 0.5f;
-    p.adaptiveDivs = (unsigned char)divs[i];
-    p.adaptiveRings = (unsigned char)rings[i];
-    p.adaptiveDepth = (unsigned char)depth[i];
-    dc->setObstacleAvoidanceParams(i, &p);
-  }
   dtCrowdAgentParams ap;
-  memset(&ap, 0, sizeof ap);
-  ap.radius = 0.6f;
-  ap.height = 2;
-  ap.maxAcceleration = 8;
-  ap.maxSpeed = 3.5f;
-  ap.collisionQueryRange = ap.radius * 12;
-  ap.pathOptimizationRange = ap.radius * 30;
-  ap.updateFlags = 31;
-  ap.obstacleAvoidanceType = 3;
-  ap.separationWeight = 2;
+  dtCrowd *dc = cs_detour_crowd(dm, g_s.max_agents, g_s.max_agent_radius, &ap);
   for (int i = 0; i < g_s.agents; i++) dc->addAgent(g_s.start[i].pos, &ap);
   for (int i = 0; i < g_s.agents; i++) dc->requestMoveTarget(i, g_s.target[i].ref, g_s.target[i].pos);
   return dc;
@@ -111,23 +88,10 @@ static dtCrowd *detour_crowd(dtNavMesh *dm) {
 
 // mode 0: Detour's limits; 1: our defaults; 2: our defaults with ORCA.
 static nm_crowd *our_crowd(nm_navmesh *mesh, int mode, std::vector<int> &ids) {
-  nm_crowd_config cfg;
-  if (mode == 0) nm_crowd_config_detour(&cfg, g_s.max_agents, g_s.max_agent_radius);
-  else nm_crowd_config_init(&cfg, g_s.max_agents, g_s.max_agent_radius);
-  nm_crowd *c;
-  if (nm_crowd_new(mesh, &cfg, NULL, NULL, &c) < 0) return 0;
-  for (int i = 0; i < 4; i++) {
-    nm_avoidance_params p;
-    nm_avoidance_params_preset(&p, i);
-    nm_crowd_set_avoidance_params(c, i, &p);
-  }
-  nm_filter f;
-  nm_filter_init(&f);
-  f.exclude_flags = 0x10;
   nm_crowd_agent_params ap;
-  nm_crowd_agent_params_init(&ap, 0.6f);
-  ap.filter = &f;
-  ap.avoidance = mode == 2 ? NM_AVOID_ORCA : NM_AVOID_SAMPLED;
+  nm_filter f;
+  nm_crowd *c = cs_our_crowd(mesh, g_s.max_agents, g_s.max_agent_radius, mode, &ap, &f);
+  if (!c) return 0;
   ids.assign(g_s.agents, -1);
   for (int i = 0; i < g_s.agents; i++) nm_crowd_add_agent(c, g_s.start[i].pos, &ap, &ids[i]);
   for (int i = 0; i < g_s.agents; i++)

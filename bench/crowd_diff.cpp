@@ -11,37 +11,11 @@
 #include <cmath>
 #include <cstring>
 #include "detour_mset.h"
+#include "crowd_setup.h"
 extern "C" {
 #include "navmesh.h"
 #include "cases.h"
 #include "crowd_oracle.h"
-}
-
-static void detour_setup(dtCrowd *dc, const co_scenario &s, dtCrowdAgentParams *ap) {
-  dtQueryFilter *f = dc->getEditableFilter(0);
-  f->setIncludeFlags(0xffff);
-  f->setExcludeFlags(0x10);
-  dtObstacleAvoidanceParams p;
-  memcpy(&p, dc->getObstacleAvoidanceParams(0), sizeof p);
-  const int divs[4] = {5, 5, 7, 7}, rings[4] = {2, 2, 2, 3}, depth[4] = {1, 2, 3, 3};
-  for (int i = 0; i < 4; i++) {
-    p.velBias = 0.5f;
-    p.adaptiveDivs = (unsigned char)divs[i];
-    p.adaptiveRings = (unsigned char)rings[i];
-    p.adaptiveDepth = (unsigned char)depth[i];
-    dc->setObstacleAvoidanceParams(i, &p);
-  }
-  memset(ap, 0, sizeof *ap);
-  ap->radius = 0.6f;
-  ap->height = 2;
-  ap->maxAcceleration = 8;
-  ap->maxSpeed = 3.5f;
-  ap->collisionQueryRange = ap->radius * 12;
-  ap->pathOptimizationRange = ap->radius * 30;
-  ap->updateFlags = 31;
-  ap->obstacleAvoidanceType = 3;
-  ap->separationWeight = 2;
-  (void)s;
 }
 
 static bool same3(const float *a, const float *b) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
@@ -101,25 +75,12 @@ int main(int argc, char **argv) {
   nm_navmesh *mesh = 0;
   dtNavMesh *dm = bytes ? tb_load_mset(bytes, len) : 0;
   if (!dm || nm_navmesh_load(bytes, len, NULL, NULL, &mesh) < 0) { printf("cannot load mesh\n"); return 1; }
-  dtCrowd *dc = dtAllocCrowd();
-  dc->init(s.max_agents, s.max_agent_radius, dm);
   dtCrowdAgentParams ap;
-  detour_setup(dc, s, &ap);
-  nm_crowd_config cfg;
-  nm_crowd_config_detour(&cfg, s.max_agents, s.max_agent_radius);
-  nm_crowd *c;
-  if (nm_crowd_new(mesh, &cfg, NULL, NULL, &c) < 0) return 1;
-  for (int i = 0; i < 4; i++) {
-    nm_avoidance_params p;
-    nm_avoidance_params_preset(&p, i);
-    nm_crowd_set_avoidance_params(c, i, &p);
-  }
-  nm_filter f;
-  nm_filter_init(&f);
-  f.exclude_flags = 0x10;
+  dtCrowd *dc = cs_detour_crowd(dm, s.max_agents, s.max_agent_radius, &ap);
   nm_crowd_agent_params np;
-  nm_crowd_agent_params_init(&np, 0.6f);
-  np.filter = &f;
+  nm_filter f;
+  nm_crowd *c = cs_our_crowd(mesh, s.max_agents, s.max_agent_radius, 0, &np, &f);
+  if (!c) return 1;
   static int ids[CO_MAX_AGENTS];
   for (int i = 0; i < s.agents; i++) {
     dc->addAgent(s.start[i].pos, &ap);

@@ -164,6 +164,7 @@ static inline int ray_wall(const sampler *sm, int i, float ux, float uz, float *
 typedef struct cands {
   float cx[MAX_CANDIDATES], cz[MAX_CANDIDATES];
   float vpen[MAX_CANDIDATES], vcpen[MAX_CANDIDATES], side[MAX_CANDIDATES], tmin[MAX_CANDIDATES];
+  float pen[MAX_CANDIDATES];        /* whole penalty (when obstacles are scored) */
   uint8_t done[MAX_CANDIDATES / 4]; /* obstacles scored for group k / 4 */
   int n;
 } cands;
@@ -207,6 +208,8 @@ static void obstacles_one(const sampler *sm, cands *cs, int k) {
   if (sm->av->ncircles) side /= (float)sm->av->ncircles;
   cs->side[k] = side;
   cs->tmin[k] = tmin;
+  cs->pen[k] = cs->vpen[k] + cs->vcpen[k] + p->weight_side * side +
+               p->weight_toi * (1.0f / (0.1f + tmin * sm->inv_horiz));
 }
 
 #if defined(__SSE2__)
@@ -275,8 +278,10 @@ static inline void wall4(const sampler *sm, int i, __m128 ux, __m128 uz, __m128 
     const __m128 d = _mm_sub_ps(_mm_mul_ps(uz, _mm_set1_ps(v[0])), _mm_mul_ps(ux, _mm_set1_ps(v[1])));
     const __m128 absd = _mm_andnot_ps(_mm_set1_ps(-0.0f), d), id = _mm_div_ps(one, d);
     const __m128 t = _mm_mul_ps(_mm_set1_ps(sm->svw[i]), id);
-    const __m128 s = _mm_mul_ps(_mm_sub_ps(_mm_mul_ps(uz, _mm_set1_ps(w[0])), _mm_mul_ps(ux, _mm_set1_ps(w[1]))), id);
-    ok = _mm_and_ps(_mm_cmpge_ps(absd, _mm_set1_ps(1e-6f)), _mm_and_ps(within(t, zero, one), within(s, zero, one)));
+    const __m128 uw = _mm_sub_ps(_mm_mul_ps(uz, _mm_set1_ps(w[0])), _mm_mul_ps(ux, _mm_set1_ps(w[1])));
+    const __m128 s = _mm_mul_ps(uw, id);
+    ok = _mm_and_ps(_mm_cmpge_ps(absd, _mm_set1_ps(1e-6f)),
+                    _mm_and_ps(within(t, zero, one), within(s, zero, one)));
     ht = t;
   }
   ht = _mm_mul_ps(ht, _mm_set1_ps(2.0f));
@@ -307,6 +312,14 @@ static void obstacles_four(const sampler *sm, cands *cs, int k) {
   if (sm->av->ncircles) side = _mm_div_ps(side, _mm_set1_ps((float)sm->av->ncircles));
   _mm_storeu_ps(&cs->side[k], side);
   _mm_storeu_ps(&cs->tmin[k], tmin);
+  { /* vpen + vcpen + weight_side * side + weight_toi / (0.1 + tmin / horiz) */
+    const __m128 tpen = _mm_mul_ps(_mm_set1_ps(sm->prm->weight_toi),
+                                   _mm_div_ps(_mm_set1_ps(1.0f), _mm_add_ps(_mm_set1_ps(0.1f),
+                                              _mm_mul_ps(tmin, _mm_set1_ps(sm->inv_horiz)))));
+    const __m128 vp = _mm_add_ps(_mm_loadu_ps(&cs->vpen[k]), _mm_loadu_ps(&cs->vcpen[k]));
+    const __m128 spen = _mm_mul_ps(_mm_set1_ps(sm->prm->weight_side), side);
+    _mm_storeu_ps(&cs->pen[k], _mm_add_ps(_mm_add_ps(vp, spen), tpen));
+  }
 }
 #endif
 
@@ -334,26 +347,55 @@ static void obstacles_group(const sampler *sm, cands *cs, int k) {
   for (k = k0; k < k0 + 4 && k < cs->n; k++) obstacles_one(sm, cs, k);
 }
 
+/* Detour's threshold for candidate k: an obstacle met sooner than this
+ * means it cannot beat min_penalty. */
+static inline float threshold(const sampler *sm, const cands *cs, int k, float min_penalty) {
+  const float min_pen = min_penalty - cs->vpen[k] - cs->vcpen[k];
+  return (sm->prm->weight_toi / min_pen - 0.1f) * sm->prm->horiz_time;
+}
+
+/* Thresholds of candidates k .. k+3 for min_penalty (four at once with
+ * SSE2, the same operations). */
+static void thresholds(const sampler *sm, const cands *cs, int k, float min_penalty, float *thr) {
+#if defined(__SSE2__)
+  if (k + 4 <= cs->n) {
+    const __m128 mp = _mm_sub_ps(_mm_sub_ps(_mm_set1_ps(min_penalty), _mm_loadu_ps(&cs->vpen[k])),
+                                 _mm_loadu_ps(&cs->vcpen[k]));
+    const __m128 t = _mm_mul_ps(_mm_sub_ps(_mm_div_ps(_mm_set1_ps(sm->prm->weight_toi), mp),
+                                           _mm_set1_ps(0.1f)), _mm_set1_ps(sm->prm->horiz_time));
+    _mm_storeu_ps(thr, t);
+    return;
+  }
+#endif
+  {
+    int j;
+    for (j = 0; j < 4 && k + j < cs->n; j++) thr[j] = threshold(sm, cs, k + j, min_penalty);
+  }
+}
+
 /* Detour's choice among the scored candidates, in order: the first with
  * the lowest penalty, skipping those Detour abandons early. bvel gets it
- * (zero when none). */
+ * (zero when none). Thresholds are worked out a group at a time and again
+ * for the rest of a group after a new best. */
 static void choose(const sampler *sm, cands *cs, float *bvel) {
-  const nm_avoidance_params *p = sm->prm;
-  float min_penalty = FLT_MAX;
-  int k;
+  const float horiz = sm->prm->horiz_time;
+  float min_penalty = FLT_MAX, thr[4];
+  int k, j;
   nm_vset(bvel, 0, 0, 0);
-  for (k = 0; k < cs->n; ++k) {
-    const float min_pen = min_penalty - cs->vpen[k] - cs->vcpen[k];
-    const float thr = (p->weight_toi / min_pen - 0.1f) * p->horiz_time;
-    float penalty;
-    if (thr - p->horiz_time > -FLT_EPSILON) continue; /* cannot win even unobstructed */
-    obstacles_group(sm, cs, k);
-    if (cs->tmin[k] < thr) continue; /* an obstacle comes too soon */
-    penalty = cs->vpen[k] + cs->vcpen[k] + p->weight_side * cs->side[k] +
-              p->weight_toi * (1.0f / (0.1f + cs->tmin[k] * sm->inv_horiz));
-    if (penalty < min_penalty) {
-      min_penalty = penalty;
-      nm_vset(bvel, cs->cx[k], 0, cs->cz[k]);
+  for (k = 0; k < cs->n; k += 4) {
+    int fresh = 1; /* thr[] holds this group's thresholds for min_penalty */
+    thresholds(sm, cs, k, min_penalty, thr);
+    for (j = 0; j < 4 && k + j < cs->n; j++) {
+      const int c = k + j;
+      const float t = fresh ? thr[j] : threshold(sm, cs, c, min_penalty);
+      if (t - horiz > -FLT_EPSILON) continue; /* cannot win even unobstructed */
+      obstacles_group(sm, cs, c);
+      if (cs->tmin[c] < t) continue; /* an obstacle comes too soon */
+      if (cs->pen[c] < min_penalty) {
+        min_penalty = cs->pen[c];
+        nm_vset(bvel, cs->cx[c], 0, cs->cz[c]);
+        fresh = 0;
+      }
     }
   }
 }
@@ -361,14 +403,23 @@ static void choose(const sampler *sm, cands *cs, float *bvel) {
 /* The sampling pattern: the centre, then per ring (outermost first) one
  * point towards the desired direction (odd rings turned by half a step)
  * and points rotated step by step to either side. pat [2 * n]; returns n. */
-static int make_pattern(float *pat, const float *dvel, int ndivs, int nrings) {
+static int make_pattern(nm_avoid *av, float *pat, const float *dvel, int ndivs, int nrings) {
   const int nd = ndivs < 1 ? 1 : (ndivs > NM_AVOID_MAX_DIVS ? NM_AVOID_MAX_DIVS : ndivs);
   const int nr = nrings < 1 ? 1 : (nrings > NM_AVOID_MAX_RINGS ? NM_AVOID_MAX_RINGS : nrings);
-  const float da = (1.0f / (float)nd) * 3.14159265f * 2;
-  const float ca = cosf(da), sa = sinf(da), half = da * 0.5f;
-  const float ch = cosf(half), sh = sinf(half);
-  float ddir[6], d;
+  float ca, sa, ch, sh, ddir[6], d;
   int i, j, n = 0;
+  if (av->trig_divs != nd) { /* the step angle's cosines and sines, kept per division count */
+    const float da = (1.0f / (float)nd) * 3.14159265f * 2, half = da * 0.5f;
+    av->trig[0] = cosf(da);
+    av->trig[1] = sinf(da);
+    av->trig[2] = cosf(half);
+    av->trig[3] = sinf(half);
+    av->trig_divs = nd;
+  }
+  ca = av->trig[0];
+  sa = av->trig[1];
+  ch = av->trig[2];
+  sh = av->trig[3];
   nm_vcopy(ddir, dvel);
   d = sqrtf(ddir[0] * ddir[0] + ddir[2] * ddir[2]);
   if (d != 0) {
@@ -417,7 +468,7 @@ int nm_avoid_sample_adaptive(nm_avoid *av, const float *pos, float rad, float vm
   prepare(av, pos, dvel);
   sampler_init(&sm, av, pos, rad, vel, dvel, prm, vmax);
   nm_vset(nvel, 0, 0, 0);
-  npat = make_pattern(pat, dvel, prm->adaptive_divs, prm->adaptive_rings);
+  npat = make_pattern(av, pat, dvel, prm->adaptive_divs, prm->adaptive_rings);
   nm_vset(res, dvel[0] * prm->vel_bias, 0, dvel[2] * prm->vel_bias);
   for (k = 0; k < prm->adaptive_depth; ++k) {
     cs.n = 0;

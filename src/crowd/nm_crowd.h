@@ -193,6 +193,8 @@ typedef struct nm_avoid {
   nm_obstacle_circle circles[NM_AVOID_MAX_CIRCLES];
   nm_obstacle_seg segs[NM_AVOID_MAX_SEGS];
   int ncircles, nsegs;
+  int trig_divs;            /* division count trig[] was made for (0: none) */
+  float trig[4];            /* cos, sin of the pattern's step and half step */
 } nm_avoid;
 
 NM_INTERNAL void nm_avoid_reset(nm_avoid *av);

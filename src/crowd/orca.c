@@ -111,7 +111,8 @@ static void lp3(const line2 *lines, int n, int nobst, int begin, float radius, v
         if (v2dot(lines[i].d, lines[j].d) > 0.0f) continue; /* same direction */
         l.p = v2mul(v2add(lines[i].p, lines[j].p), 0.5f);
       } else {
-        l.p = v2add(lines[i].p, v2mul(lines[i].d, v2det(lines[j].d, v2sub(lines[i].p, lines[j].p)) / det));
+        const float along = v2det(lines[j].d, v2sub(lines[i].p, lines[j].p)) / det;
+        l.p = v2add(lines[i].p, v2mul(lines[i].d, along));
       }
       l.d = v2norm(v2sub(lines[j].d, lines[i].d));
       proj[np++] = l;
@@ -175,8 +176,14 @@ static int wall_line(vec2 r1, vec2 r2, vec2 vel, float rad, float inv_t, line2 *
   t = same ? 0.5f : v2dot(v2sub(vel, lc), cv) / nm_maxf(v2len_sqr(cv), 1e-12f);
   tl = v2dot(v2sub(vel, lc), ldir);
   tr = v2dot(v2sub(vel, rc), rdir);
-  if ((t < 0.0f && tl < 0.0f) || (same && tl < 0.0f && tr < 0.0f)) { *out = cutoff_line(vel, lc, rad * inv_t); return 1; }
-  if (t > 1.0f && tr < 0.0f) { *out = cutoff_line(vel, rc, rad * inv_t); return 1; }
+  if ((t < 0.0f && tl < 0.0f) || (same && tl < 0.0f && tr < 0.0f)) { /* left cut-off circle */
+    *out = cutoff_line(vel, lc, rad * inv_t);
+    return 1;
+  }
+  if (t > 1.0f && tr < 0.0f) { /* right cut-off circle */
+    *out = cutoff_line(vel, rc, rad * inv_t);
+    return 1;
+  }
   dc = (t < 0.0f || t > 1.0f || same) ? FLT_MAX : v2len_sqr(v2sub(vel, v2add(lc, v2mul(cv, t))));
   dl = tl < 0.0f ? FLT_MAX : v2len_sqr(v2sub(vel, v2add(lc, v2mul(ldir, tl))));
   dr = tr < 0.0f ? FLT_MAX : v2len_sqr(v2sub(vel, v2add(rc, v2mul(rdir, tr))));
@@ -246,7 +253,8 @@ void nm_avoid_orca(const nm_avoid *av, const float *pos, float rad, float vmax, 
   vec2 res;
   int i, n, nobst, fail;
   n = nobst = wall_lines(av, pos, rad, v, inv_to, lines);
-  for (i = 0; i < av->ncircles; ++i) lines[n++] = agent_line(&av->circles[i], pos, rad, v, inv_t, inv_dt);
+  for (i = 0; i < av->ncircles; ++i)
+    lines[n++] = agent_line(&av->circles[i], pos, rad, v, inv_t, inv_dt);
   fail = lp2(lines, n, vmax, v2(dvel[0], dvel[2]), 0, &res);
   if (fail < n) lp3(lines, n, nobst, fail, vmax, &res);
   nm_vset(nvel, res.x, 0, res.y);
