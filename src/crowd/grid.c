@@ -10,8 +10,9 @@
  * neighbours an agent sees in a dense crowd depends on this order, and it
  * is Detour's. Detour finds the cells through a hash of bucket chains;
  * here the entries are sorted by cell once per update (a stable radix
- * sort of the entries taken newest first), so a query reads each row of
- * its box as one run found by binary search, and a stamp per id replaces
+ * sort of the entries taken newest first) with a table of where each row
+ * starts, so a query reads each row of its box as one run found by a
+ * binary search inside the row, and a stamp per id replaces
  * the search of the ids listed so far. Building is linear in the agents,
  * a query logarithmic plus the entries it reads. */
 #include "nm_crowd.h"
@@ -27,7 +28,8 @@ nm_status nm_grid_init(nm_grid *g, const nm_alloc *a, int max_ids, float cell_si
   g->keys = (uint64_t *)nm_malloc(a, 2 * n * sizeof(uint64_t));
   g->ids = (uint32_t *)nm_malloc(a, 2 * n * sizeof(uint32_t));
   g->seen = (uint32_t *)nm_calloc(a, (size_t)max_ids * sizeof(uint32_t));
-  if (!g->pool || !g->keys || !g->ids || !g->seen) return NM_ERR_NOMEM;
+  g->rows = (int *)nm_malloc(a, (n + 2) * sizeof(int));
+  if (!g->pool || !g->keys || !g->ids || !g->seen || !g->rows) return NM_ERR_NOMEM;
   return NM_OK;
 }
 
@@ -37,6 +39,7 @@ void nm_grid_free(nm_grid *g, const nm_alloc *a) {
   nm_free(a, g->keys, 2 * n * sizeof(uint64_t));
   nm_free(a, g->ids, 2 * n * sizeof(uint32_t));
   nm_free(a, g->seen, (size_t)g->max_ids * sizeof(uint32_t));
+  nm_free(a, g->rows, (n + 2) * sizeof(int));
   memset(g, 0, sizeof *g);
 }
 
@@ -90,6 +93,22 @@ static void radix_sort(uint64_t *keys, uint32_t *ids, uint64_t *tk, uint32_t *ti
   }
 }
 
+/* Where each row's entries start in the sorted list (rows[y - ymin], and
+ * rows[height] = count), when the rows are not many more than the entries;
+ * nrows 0 otherwise (queries then search the whole list). */
+static void make_rows(nm_grid *g) {
+  const int64_t h = (int64_t)g->ymax - g->ymin + 1;
+  int r, i = 0;
+  g->nrows = 0;
+  if (h > g->pool_size + 1) return;
+  for (r = 0; r <= (int)h; r++) {
+    const uint64_t first = (uint64_t)r * g->width; /* key of the row's first cell */
+    while (i < g->count && g->keys[i] < first) i++;
+    g->rows[r] = i;
+  }
+  g->nrows = (int)h;
+}
+
 void nm_grid_finish(nm_grid *g) {
   const int n = g->count;
   int i;
@@ -110,11 +129,11 @@ void nm_grid_finish(nm_grid *g) {
   }
   radix_sort(g->keys, g->ids, g->keys + g->pool_size, g->ids + g->pool_size, n,
              cell_key(g, g->xmax, g->ymax));
+  make_rows(g);
 }
 
-/* First sorted entry with key >= k. */
-static int lower_bound(const uint64_t *keys, int n, uint64_t k) {
-  int lo = 0, hi = n;
+/* First sorted entry in [lo, hi) with key >= k (hi when none). */
+static int lower_bound(const uint64_t *keys, int lo, int hi, uint64_t k) {
   while (lo < hi) {
     const int mid = (lo + hi) >> 1;
     if (keys[mid] < k) lo = mid + 1;
@@ -142,7 +161,9 @@ int nm_grid_query(nm_grid *g, float minx, float miny, float maxx, float maxy, ui
   if (!g->count || x0 > x1) return 0;
   for (y = y0; y <= y1; ++y) {
     const uint64_t hi = cell_key(g, x1, y);
-    int i = lower_bound(g->keys, g->count, cell_key(g, x0, y));
+    const int r = y - g->ymin;
+    int i = g->nrows ? lower_bound(g->keys, g->rows[r], g->rows[r + 1], cell_key(g, x0, y))
+                     : lower_bound(g->keys, 0, g->count, cell_key(g, x0, y));
     for (; i < g->count && g->keys[i] <= hi; i++) {
       const uint32_t id = g->ids[i];
       if (g->seen[id] == stamp) continue;

@@ -104,8 +104,9 @@ typedef struct nm_grid {
   uint64_t *keys;           /* [2 * pool_size] cell keys sorted (+ sort scratch) */
   uint32_t *ids;            /* [2 * pool_size] their ids (+ sort scratch) */
   uint32_t *seen;           /* [max_ids] stamp of the last query listing the id */
+  int *rows;                /* [pool_size + 2] first sorted entry of each row */
   uint32_t stamp;
-  int pool_size, count, max_ids;
+  int pool_size, count, max_ids, nrows;
   int xmin, xmax, ymin, ymax;
   uint64_t width;
   float cell_size, inv_cell_size;
