@@ -191,6 +191,21 @@ bench-toolbox: all $(B)/bench/toolbox_bench
 	  LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/jit/?.so;;" luajit bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json; fi
 .PHONY: bench-toolbox
 
+# ---- crowds (issue 18): update time per tick beside Debian's DetourCrowd and
+# a differential check of every agent every tick on the shared scenarios
+# (make bench runs the timing too). JSON lines: build/bench-crowd.json
+CROWD_CXX := g++ -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -I$(DETOUR_INC) -Ibench -Ispec/c
+bench-crowd: all
+	@mkdir -p $(B)/bench
+	@if [ -f $(DETOUR_INC)/DetourCrowd.h ] && command -v g++ >/dev/null; then \
+	  $(CROWD_CXX) bench/crowd_diff.cpp $(LIB) -lDetourCrowd -lDetour -lm -o $(B)/bench/crowd_diff && \
+	  for s in dungeon_10 dungeon_25 dungeon_100 nav_test_10 nav_test_25 nav_test_100 city_10 city_25 city_100 city_500; do \
+	    $(B)/bench/crowd_diff $(SHARED) $$s; done; \
+	  $(CROWD_CXX) bench/crowd_bench.cpp $(LIB) -lDetourCrowd -lDetour -lm -o $(B)/bench/crowd_bench && \
+	  $(B)/bench/crowd_bench $(SHARED) 2>$(B)/bench-crowd.json; \
+	else echo "(crowd bench skipped: install librecast-dev and g++)"; fi
+.PHONY: bench-crowd
+
 # ---- fuzzing (issue 5): libFuzzer targets, seeds, replay of saved inputs ----
 # `make fuzz` (tools/fuzz.sh) builds build/fuzz/bin/<target> with clang and
 # libFuzzer; `make test` replays spec/fuzz/<target>/* through the same entry

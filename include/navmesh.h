@@ -979,6 +979,15 @@ NM_API nm_status nm_query_find_path_begin(nm_query *q, nm_polyref start_ref, nm_
 NM_API nm_status nm_query_find_path_step(nm_query *q, int max_iter, int *done);
 NM_API nm_status nm_query_find_path_end(nm_query *q, nm_polyref *path, int cap, int *count);
 
+/* Ends a sliced search with Detour's finalizeSlicedFindPathPartial: the
+ * corridor leads to the last polygon of existing [nexisting] that the search
+ * reached (so a replanned path can be joined to the old one), or, when it
+ * reached none of them, to the node closest to the goal (NM_PARTIAL).
+ * Statuses as nm_query_find_path_end. */
+NM_API nm_status nm_query_find_path_end_partial(nm_query *q, const nm_polyref *existing,
+                                                int nexisting, nm_polyref *path, int cap,
+                                                int *count);
+
 /* findPath with at most max_iter [Limit: >= 1] node expansions: when the
  * limit stops the search, the corridor leads to the node closest to the goal
  * so far and the status has NM_PARTIAL | NM_UNFINISHED. */
@@ -1072,6 +1081,220 @@ typedef struct nm_debug_scene {
 NM_API nm_status nm_debug_scene_make(nm_navmesh *mesh, const float *bmin, const float *bmax,
                                      nm_debug_scene *out);
 NM_API void nm_debug_scene_free(const nm_navmesh *mesh, nm_debug_scene *s);
+
+/* ---- crowds: agents that follow paths and avoid each other ----------------
+ *
+ * DetourCrowd in C (docs/crowd.md): add agents with a radius, speed and
+ * acceleration, give them targets, call nm_crowd_update every frame; the
+ * crowd plans their paths (sliced over frames), keeps a corridor of polygons
+ * per agent, steers along it, avoids other agents and walls, and moves them
+ * on the navmesh, never off it. With the same inputs and Detour's limits
+ * (nm_crowd_config_detour) it gives dtCrowd's motion bit for bit. Beyond
+ * Detour: paths of any length (planned in slices from a per-crowd budget of
+ * search iterations), a query filter per agent, ORCA as an alternative to
+ * the sampled avoidance, thousands of agents, salted agent ids, and agents
+ * put back on the mesh when the tile under them goes and comes back.
+ * A crowd retains its mesh and owns its query state. Deterministic: the same
+ * calls give the same positions bit for bit. Not thread-safe (one thread per
+ * crowd); the mesh must not change during nm_crowd_update. */
+
+typedef struct nm_crowd nm_crowd;
+
+/* Agent update flags (Detour's values). */
+enum {
+  NM_CROWD_ANTICIPATE_TURNS = 1,
+  NM_CROWD_OBSTACLE_AVOIDANCE = 2,
+  NM_CROWD_SEPARATION = 4,
+  NM_CROWD_OPTIMIZE_VIS = 8,
+  NM_CROWD_OPTIMIZE_TOPO = 16,
+  NM_CROWD_ALL_FLAGS = 31
+};
+
+/* Agent states and move-request states (Detour's values). */
+enum { NM_AGENT_INVALID = 0, NM_AGENT_WALKING = 1, NM_AGENT_OFFMESH = 2 };
+enum {
+  NM_TARGET_NONE = 0,
+  NM_TARGET_FAILED = 1,
+  NM_TARGET_VALID = 2,
+  NM_TARGET_REQUESTING = 3,
+  NM_TARGET_WAITING_FOR_QUEUE = 4,
+  NM_TARGET_WAITING_FOR_PATH = 5,
+  NM_TARGET_VELOCITY = 6
+};
+
+/* Avoidance methods of an agent. */
+enum { NM_AVOID_SAMPLED = 0, NM_AVOID_ORCA = 1 };
+
+#define NM_CROWD_MAX_AVOIDANCE_PARAMS 8
+#define NM_CROWD_MAX_NEIGHBOURS 6
+#define NM_CROWD_MAX_CORNERS 4
+
+/* Crowd settings. nm_crowd_config_init: Detour's values but no path limits,
+ * 400 search iterations per update and island_targets;
+ * nm_crowd_config_detour: exactly dtCrowd's limits (what dtCrowd::init
+ * sets), for dtCrowd's motion bit for bit. */
+typedef struct nm_crowd_config {
+  int max_agents;          /* agent slots [Limit: 1 .. 65535] */
+  float max_agent_radius;  /* proximity grid cell = 3 x this; placement box
+                            * (2, 1.5, 2) x this [Limit: > 0] [Units: wu] */
+  int max_path;            /* corridor polygons per agent [Limit: 0 = no
+                            * limit (grows as needed), else >= 32] (Detour 256) */
+  int search_nodes;        /* node pool of the queued path searches
+                            * [Limit: 0 = twice the mesh's polygons, at least
+                            * 4096; else 64 .. 1<<22] (Detour 4096) */
+  int max_iterations;      /* search iterations per update for all queued
+                            * path requests [Limit: >= 1] (400; Detour 100) */
+  int queue_size;          /* path requests searched at once [Limit: 1 .. 64] (8) */
+  int island_targets;      /* 1: a target on another island of the mesh (no
+                            * path can reach it) is replaced by the nearest
+                            * point of the agent's island, instead of a search
+                            * over the whole island (Detour: 0) */
+} nm_crowd_config;
+
+NM_API void nm_crowd_config_init(nm_crowd_config *cfg, int max_agents, float max_agent_radius);
+NM_API void nm_crowd_config_detour(nm_crowd_config *cfg, int max_agents, float max_agent_radius);
+
+/* Obstacle-avoidance parameter set (Detour's dtObstacleAvoidanceParams;
+ * crowds start with 8 sets of Detour's defaults). Sampled: adaptive
+ * sampling (adaptive_divs directions x adaptive_rings rings, refined
+ * adaptive_depth times), penalties weighted as named. ORCA: horiz_time is
+ * the time horizon against agents, horiz_time_obst against walls. */
+typedef struct nm_avoidance_params {
+  float vel_bias;          /* 0.4 [Limit: 0 .. 1] */
+  float weight_des_vel;    /* 2 */
+  float weight_cur_vel;    /* 0.75 */
+  float weight_side;       /* 0.75 */
+  float weight_toi;        /* 2.5 */
+  float horiz_time;        /* 2.5 [Limit: > 0] [Units: s] */
+  int grid_size;           /* 33 (kept for Detour's struct; the crowd samples adaptively) */
+  int adaptive_divs;       /* 7 [Limit: 1 .. 32] */
+  int adaptive_rings;      /* 2 [Limit: 1 .. 4] */
+  int adaptive_depth;      /* 5 [Limit: 1 .. 16] */
+  float horiz_time_obst;   /* 1 (ORCA only) [Limit: > 0] [Units: s] */
+} nm_avoidance_params;
+
+/* The sets RecastDemo's crowd tool uses: quality 0 (low) .. 3 (high):
+ * Detour's defaults with vel_bias 0.5 and (divs, rings, depth) = (5,2,1),
+ * (5,2,2), (7,2,3), (7,3,3). */
+NM_API void nm_avoidance_params_preset(nm_avoidance_params *p, int quality);
+
+/* Agent settings (Detour's dtCrowdAgentParams plus a filter and an
+ * avoidance method). nm_crowd_agent_params_init: RecastDemo's crowd tool
+ * values for the radius: height 2, max_acceleration 8, max_speed 3.5,
+ * collision_query_range 12 r, path_optimization_range 30 r,
+ * separation_weight 2, all update flags, avoidance set 3, sampled. */
+typedef struct nm_crowd_agent_params {
+  float radius;                  /* [Limit: >= 0] [Units: wu] */
+  float height;                  /* [Limit: > 0] [Units: wu] */
+  float max_acceleration;        /* [Limit: >= 0] [Units: wu/s^2] */
+  float max_speed;               /* [Limit: >= 0] [Units: wu/s] */
+  float collision_query_range;   /* neighbours and walls within [Limit: > 0] [Units: wu] */
+  float path_optimization_range; /* visibility shortcut reach [Limit: > 0] [Units: wu] */
+  float separation_weight;       /* [Limit: >= 0] */
+  unsigned update_flags;         /* NM_CROWD_* */
+  int avoidance_type;            /* parameter set [Limit: 0 .. 7] */
+  int avoidance;                 /* NM_AVOID_SAMPLED or NM_AVOID_ORCA */
+  const nm_filter *filter;       /* copied; NULL: include 0xffff, exclude 0, costs 1 */
+  void *user_data;
+} nm_crowd_agent_params;
+
+NM_API void nm_crowd_agent_params_init(nm_crowd_agent_params *p, float radius);
+
+/* Makes a crowd over mesh (retained). *out owned by the caller (free).
+ * ERR_PARAM (diag names the field) for bad config, ERR_NOMEM. */
+NM_API nm_status nm_crowd_new(nm_navmesh *mesh, const nm_crowd_config *cfg, const nm_alloc *alloc,
+                              nm_diag *diag, nm_crowd **out);
+NM_API void nm_crowd_free(nm_crowd *crowd);
+
+/* Adds an agent at the navmesh point nearest to pos within the placement
+ * box; *id gets its id (a slot number with a salt: ids of removed agents
+ * stay invalid). ERR_PARAM for non-finite pos or bad params, ERR_FULL when
+ * all slots are taken, ERR_NO_POLY when no polygon is near pos (nothing is
+ * added), ERR_NOMEM. */
+NM_API nm_status nm_crowd_add_agent(nm_crowd *crowd, const float pos[3],
+                                    const nm_crowd_agent_params *params, int *id);
+/* Removes an agent. ERR_PARAM for an unknown or removed id. */
+NM_API nm_status nm_crowd_remove_agent(nm_crowd *crowd, int id);
+/* Replaces an agent's parameters (the filter is copied). ERR_PARAM. */
+NM_API nm_status nm_crowd_update_agent_params(nm_crowd *crowd, int id,
+                                              const nm_crowd_agent_params *params);
+
+/* Asks the agent to move to pos: snapped to the nearest polygon within the
+ * placement box with the agent's filter. ERR_PARAM (bad id, non-finite
+ * pos), ERR_NO_POLY (nothing near pos; the request is unchanged). */
+NM_API nm_status nm_crowd_request_move_target(nm_crowd *crowd, int id, const float pos[3]);
+/* Detour's form: the target's polygon and a point on it. ERR_PARAM for a
+ * bad id, an invalid ref or a non-finite pos. */
+NM_API nm_status nm_crowd_request_move_target_ref(nm_crowd *crowd, int id, nm_polyref ref,
+                                                  const float pos[3]);
+/* Makes the agent move with velocity vel [(x,y,z)] [Units: wu/s]. ERR_PARAM. */
+NM_API nm_status nm_crowd_request_move_velocity(nm_crowd *crowd, int id, const float vel[3]);
+/* Forgets the agent's move request (it stops). ERR_PARAM for a bad id. */
+NM_API nm_status nm_crowd_reset_move_target(nm_crowd *crowd, int id);
+
+/* Advances the simulation by dt [Limit: >= 0, finite] [Units: s] (Detour's
+ * dtCrowd::update, in its order). ERR_PARAM for a bad dt (nothing moves).
+ * ERR_NOMEM when memory ran out during the step: the step is still done; a
+ * path that could not be stored whole is cut where memory ran out (as
+ * Detour cuts at its limits) and planned again later. */
+NM_API nm_status nm_crowd_update(nm_crowd *crowd, float dt);
+
+/* Replaces / reads avoidance parameter set idx [Limit: 0 .. 7]. ERR_PARAM. */
+NM_API nm_status nm_crowd_set_avoidance_params(nm_crowd *crowd, int idx,
+                                               const nm_avoidance_params *params);
+NM_API nm_status nm_crowd_get_avoidance_params(const nm_crowd *crowd, int idx,
+                                               nm_avoidance_params *params);
+
+/* What an agent is doing. */
+typedef struct nm_crowd_agent_info {
+  float pos[3];             /* position on the navmesh [(x,y,z)] */
+  float vel[3];             /* velocity (integrated) [Units: wu/s] */
+  float dvel[3];            /* desired velocity (steering) */
+  float nvel[3];            /* velocity chosen by avoidance */
+  float desired_speed;
+  int state;                /* NM_AGENT_* */
+  int target_state;         /* NM_TARGET_* */
+  int partial;              /* the last path found ends short of the target */
+  nm_polyref target_ref;    /* target polygon (0 for none or a velocity) */
+  float target_pos[3];      /* target point, or the requested velocity */
+  nm_polyref first_poly;    /* polygon the agent stands on (0 if invalid) */
+  int path_count;           /* polygons in its corridor */
+  int ncorners;             /* next corners of the straight path [<= 4] */
+  float corners[3 * NM_CROWD_MAX_CORNERS];
+  uint8_t corner_flags[NM_CROWD_MAX_CORNERS];
+  nm_polyref corner_refs[NM_CROWD_MAX_CORNERS];
+  int nneighbours;          /* neighbours considered, nearest first [<= 6] */
+  int neighbours[NM_CROWD_MAX_NEIGHBOURS]; /* their ids */
+  void *user_data;
+} nm_crowd_agent_info;
+
+/* Fills info for agent id. ERR_PARAM for an unknown or removed id. */
+NM_API nm_status nm_crowd_get_agent(const nm_crowd *crowd, int id, nm_crowd_agent_info *info);
+
+/* Copies the agent's corridor (polygons from where it stands to its target)
+ * into refs [cap]. NM_TRUNCATED when cap was too small. ERR_PARAM. */
+NM_API nm_status nm_crowd_get_corridor(const nm_crowd *crowd, int id, nm_polyref *refs, int cap,
+                                       int *count);
+
+/* Every active agent in slot order, in one call: pos [3*cap] positions,
+ * vel [3*cap] velocities (may be NULL), ids [cap] (may be NULL), states
+ * [cap] (NM_AGENT_*, may be NULL). *count = agents written; NM_TRUNCATED
+ * when cap was too small. Nothing is allocated. */
+NM_API nm_status nm_crowd_positions(const nm_crowd *crowd, float *pos, float *vel, int *ids,
+                                    uint8_t *states, int cap, int *count);
+
+/* Active agents now, and the capacity. */
+NM_API int nm_crowd_agent_count(const nm_crowd *crowd);
+NM_API int nm_crowd_max_agents(const nm_crowd *crowd);
+
+/* Work done by the last update (for benchmarks and tuning). */
+typedef struct nm_crowd_stats {
+  int agents;              /* active agents */
+  int velocity_samples;    /* sampled-avoidance candidates scored */
+  int path_iterations;     /* queued-search iterations used */
+  int queued_requests;     /* requests in the path queue after the update */
+} nm_crowd_stats;
+NM_API void nm_crowd_get_stats(const nm_crowd *crowd, nm_crowd_stats *stats);
 
 #ifdef __cplusplus
 }

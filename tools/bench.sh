@@ -65,6 +65,16 @@ if [ -f /usr/include/recastnavigation/Recast.h ] && command -v g++ >/dev/null; t
   g++ -O2 -I/usr/include/recastnavigation -Iinclude bench/recast_build_bench.cpp $B/libnavmesh.a \
     -lRecast -lDetour -lm -o $BIN/recast_build_bench && $BIN/recast_build_bench "$SHARED" 2>>"$JSON"
 fi
+# Crowds side by side with Debian's DetourCrowd (bench/crowd_bench.cpp):
+# update time per tick, ORCA vs sampled avoidance.
+if [ -f /usr/include/recastnavigation/DetourCrowd.h ] && command -v g++ >/dev/null; then
+  echo
+  g++ -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -I/usr/include/recastnavigation -Ibench -Ispec/c \
+    bench/crowd_bench.cpp $B/libnavmesh.a -lDetourCrowd -lDetour -lm -o $BIN/crowd_bench &&
+    $BIN/crowd_bench "$SHARED" "$SECS" 2>>"$JSON"
+else
+  echo "(crowd bench skipped: install librecast-dev and g++ to run DetourCrowd side by side)"
+fi
 for f in bench/*_bench.lua; do
   [ -f "$f" ] || continue
   echo

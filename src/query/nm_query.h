@@ -63,6 +63,7 @@ typedef struct nm_sliced {
   float last_best_cost;   /* its heuristic */
   uint32_t stamp;         /* pool_stamp when the search took the pool */
   uint32_t generation;    /* mesh generation at begin */
+  int detour_sliced;      /* Detour's updateSlicedFindPath rules (see nm_sliced_begin) */
 } nm_sliced;
 
 /* Area-sum table of findRandomPoint: refs of the passing ground polygons
@@ -326,6 +327,20 @@ static inline int nm_intersect_seg_poly2d(const float *p0, const float *p1, cons
 #define NM_EDGE_SEGS_MAX 32
 NM_INTERNAL int nm_edge_wall_parts(const nm_navmesh *m, const nm_tile *t, const nm_poly *p, int j,
                                    const nm_filter *f, float *segs, nm_polyref *refs);
+
+/* nm_query_find_path_begin, with detour_sliced set: the search then
+ * expands as Detour's sliced search does (it differs from Detour's
+ * findPath): one node per polygon whatever tile side it is entered from,
+ * and a polygon already reached from the parent of the node being expanded
+ * is not reached again from that node. The crowd uses it to plan as
+ * dtCrowd plans (path.c). */
+NM_INTERNAL nm_status nm_sliced_begin(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
+                                      const float *start, const float *end, const nm_filter *f,
+                                      int detour_sliced);
+
+/* Polygons on the corridor the sliced search would end with now (path.c):
+ * for sizing the buffer of nm_query_find_path_end; 0 when none runs. */
+NM_INTERNAL int nm_sliced_path_length(nm_query *q);
 
 /* The area search of findPolysAroundCircle without output (around.c): the
  * polygons reached are the nodes left in the pool. */

@@ -119,8 +119,10 @@ static nm_status expand(nm_query *q, nm_sliced *s, nm_node *best) {
     if (!nref || nref == parent_ref) continue;
     nm_ref_unsafe(m, nref, &nt, &np);
     if (!nm_filter_pass(f, np)) continue;
-    nn = nm_nodepool_get(&q->pool, nref, l->side != 0xff ? (uint32_t)(l->side >> 1) : 0);
+    nn = nm_nodepool_get(&q->pool, nref,
+                         l->side != 0xff && !s->detour_sliced ? (uint32_t)(l->side >> 1) : 0);
     if (!nn) { st |= NM_OUT_OF_NODES; continue; }
+    if (s->detour_sliced && nn->pidx != 0 && nn->pidx == best->pidx) continue; /* a sibling */
     if (nn->flags == 0) link_mid(m, best_ref, bt, bp, l, nt, np, nn->pos);
     cost = best->cost + nm_filter_cost(f, best->pos, nn->pos, bp, np);
     if (nref == s->end_ref) {
@@ -165,10 +167,16 @@ static nm_status path_args(nm_query *q, nm_polyref s, nm_polyref e, const float 
 nm_status nm_query_find_path_begin(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
                                    const float start[3], const float end[3],
                                    const nm_filter *filter) {
+  return nm_sliced_begin(q, start_ref, end_ref, start, end, filter, 0);
+}
+
+nm_status nm_sliced_begin(nm_query *q, nm_polyref start_ref, nm_polyref end_ref, const float *start,
+                          const float *end, const nm_filter *filter, int detour_sliced) {
   nm_sliced *s = &q->sliced;
   nm_node *sn;
   nm_status st;
   s->state = NM_SLICED_NONE;
+  s->detour_sliced = detour_sliced;
   if ((st = path_args(q, start_ref, end_ref, start, end, filter)) < 0) return st;
   nm_query_take_pool(q);
   s->stamp = q->pool_stamp;
@@ -244,6 +252,47 @@ nm_status nm_query_find_path_end(nm_query *q, nm_polyref *path, int cap, int *co
   st |= nm_path_to_node(&q->pool, s->last_best, path, cap, count);
   if (s->last_best->id != s->end_ref) st |= NM_PARTIAL;
   return st;
+}
+
+/* The node of polygon id most recently made, whatever its tile side (the
+ * one Detour's findNodes lists first), or NULL. */
+static nm_node *newest_node(const nm_nodepool *p, nm_polyref id) {
+  uint32_t i = p->first[nm_hash_ref(id, p->hash_shift)];
+  while (i != NM_NULL_IDX) {
+    if (p->nodes[i].id == id) return &p->nodes[i];
+    i = p->next[i];
+  }
+  return NULL;
+}
+
+nm_status nm_query_find_path_end_partial(nm_query *q, const nm_polyref *existing, int nexisting,
+                                         nm_polyref *path, int cap, int *count) {
+  nm_sliced *s = sliced_live(q);
+  nm_node *node = NULL;
+  nm_status st;
+  int i;
+  if (count) *count = 0;
+  if (!s) return NM_ERR_STATE;
+  if (!path || cap <= 0 || !count || !existing || nexisting <= 0) return NM_ERR_PARAM;
+  if (s->start_ref == s->end_ref) return nm_query_find_path_end(q, path, cap, count);
+  for (i = nexisting - 1; i >= 0 && !node; i--) node = newest_node(&q->pool, existing[i]);
+  st = s->status | (s->state == NM_SLICED_RUNNING ? NM_UNFINISHED : NM_OK);
+  s->state = NM_SLICED_NONE;
+  if (!node) {
+    node = s->last_best;
+    st |= NM_PARTIAL;
+  }
+  return st | nm_path_to_node(&q->pool, node, path, cap, count);
+}
+
+int nm_sliced_path_length(nm_query *q) {
+  const nm_sliced *s = sliced_live(q);
+  const nm_node *n;
+  int len = 0;
+  if (!s) return 0;
+  if (s->start_ref == s->end_ref) return 1;
+  for (n = s->last_best; n; n = nm_node_at(&q->pool, n->pidx)) len++;
+  return len;
 }
 
 nm_status nm_query_find_path_limited(nm_query *q, nm_polyref start_ref, nm_polyref end_ref,
