@@ -51,16 +51,15 @@ static void out_begin(lua_State *L, int out, int n) {
   else lua_createtable(L, n, 0);
 }
 
-/* Clears items n+1 ... of the table on top (the tail of an older result). */
+/* Clears items n+1 ... of the table on top (the tail of an older result).
+ * Items 1..n are set, so the table's length (a border) is where the older
+ * result ended: one lookup instead of a read per cleared item. */
 static void out_end(lua_State *L, int n) {
-  for (;;) {
-    lua_rawgeti(L, -1, ++n);
-    if (lua_isnil(L, -1)) break;
-    lua_pop(L, 1);
+  const int len = (int)lua_rawlen(L, -1);
+  while (n < len) {
     lua_pushnil(L);
-    lua_rawseti(L, -2, n);
+    lua_rawseti(L, -2, ++n);
   }
-  lua_pop(L, 1);
 }
 
 /* A list of n floats into out (0: a new table), left on the stack. */
@@ -88,6 +87,34 @@ static void push_refs_into(lua_State *L, int out, const nm_polyref *refs, int n)
   }
   out_end(L, n);
 }
+
+/* The optional options table at idx (its index into *t, 0 when nil or
+ * absent) and which of names[] it holds: bit i for names[i]. The readers
+ * then look up only the keys present (KEY below): a lookup costs as much
+ * for an absent key as for a present one, and a reused { out = t } table
+ * would cost more than no options. Anything else (not a table, a key not
+ * in names) goes to lnm_opt_table, which raises. */
+static unsigned opt_keys(lua_State *L, int idx, const char *const *names, int *t) {
+  unsigned keys = 0, i;
+  if (!lua_istable(L, idx)) {
+    *t = lnm_opt_table(L, idx, names); /* 0 for nil or none */
+    return 0;
+  }
+  *t = lnm_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, *t)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    for (i = 0; k && names[i] && (names[i][0] != k[0] || strcmp(names[i], k) != 0); i++) {}
+    if (!k || !names[i]) lnm_opt_table(L, idx, names); /* raises */
+    keys |= 1u << i;
+    lua_pop(L, 1);
+  }
+  return keys;
+}
+/* The options table t when names[i] is among keys, else 0 (no table). */
+#define KEY(keys, i, t) (((keys) >> (i) & 1u) ? (t) : 0)
+/* names[0..2] of every options list that has straight-path options. */
+#define STRAIGHT_KEYS 7u
 
 /* Boolean option `key` of table t (0 = no table): false when absent. */
 static int opt_bool(lua_State *L, int t, const char *key) {
@@ -236,6 +263,21 @@ static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float
   return 3;
 }
 
+/* The list item on top as a polygon reference (an integral number in
+ * 1 .. 2^32-1), 0 when it is not one. Lua 5.3+ reads integers as such,
+ * which costs half of the conversion through a float. */
+static nm_polyref list_ref(lua_State *L) {
+#if LUA_VERSION_NUM >= 503
+  int isint;
+  const lua_Integer v = lua_tointegerx(L, -1, &isint);
+  if (!isint || lua_type(L, -1) != LUA_TNUMBER || v <= 0 || v > (lua_Integer)0xffffffffu) return 0;
+#else
+  const lua_Number v = lua_tonumber(L, -1);
+  if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v <= 0 || v > 4294967295.0) return 0;
+#endif
+  return (nm_polyref)v;
+}
+
 /* The corridor argument at idx (a list of references) into h->path. */
 static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
   int npath = (int)lua_rawlen(L, idx), i;
@@ -243,12 +285,8 @@ static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
   if (npath == 0) luaL_argerror(L, idx, "empty polygon list");
   path = lnm_ensure_path(L, h, npath);
   for (i = 0; i < npath; i++) {
-    lua_Number v;
     lua_rawgeti(L, idx, i + 1);
-    v = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v <= 0 || v > 4294967295.0)
-      luaL_argerror(L, idx, "polygon list must hold polygon references");
-    path[i] = (nm_polyref)v;
+    if (!(path[i] = list_ref(L))) luaL_argerror(L, idx, "polygon list must hold polygon references");
     lua_pop(L, 1);
   }
   if (!nm_navmesh_is_valid_ref(h->mesh, path[0])) luaL_argerror(L, idx, "invalid polygon reference");
@@ -264,15 +302,16 @@ static int lnm_mesh_find_straight(lua_State *L) {
   nm_straight_opts o;
   straight_out out;
   int npath, t, max_pts = 1 << 24, r;
+  unsigned k;
   lnm_check_point(L, 2, sp);
   lnm_check_point(L, 5, ep);
   luaL_checktype(L, 8, LUA_TTABLE);
-  t = lnm_opt_table(L, 9, keys);
-  read_straight_opts(L, t, &o, &max_pts);
+  k = opt_keys(L, 9, keys, &t);
+  read_straight_opts(L, k & STRAIGHT_KEYS ? t : 0, &o, &max_pts);
   npath = read_corridor(L, h, 8);
-  out.points = out_field(L, t, "points");
-  out.flags = out_field(L, t, "flags");
-  out.refs = out_field(L, t, "refs");
+  out.points = out_field(L, KEY(k, 3, t), "points");
+  out.flags = out_field(L, KEY(k, 4, t), "flags");
+  out.refs = out_field(L, KEY(k, 5, t), "refs");
   r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, 0, &out);
   if (r < 0) return lnm_push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
   return r;
@@ -286,20 +325,22 @@ typedef struct path_opts {
   float ext[3];
 } path_opts;
 
+/* (read_path_opts's KEY() bits follow this order) */
 static const char *const path_keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents",
                                         "optimal", "reachableOnly", "out", "partials", NULL};
 
-/* Reads the options table t (0 = none) of path/paths. */
-static void read_path_opts(lua_State *L, lnm_mesh *h, int t, path_opts *po) {
+/* Reads the options table t (0 = none) of path/paths, which holds the keys
+ * k (opt_keys). */
+static void read_path_opts(lua_State *L, lnm_mesh *h, int t, unsigned k, path_opts *po) {
   po->max_pts = 1 << 24;
   po->f = &h->filter;
   po->ext[0] = 2;
   po->ext[1] = 4;
   po->ext[2] = 2;
-  read_straight_opts(L, t, &po->o, &po->max_pts);
-  po->optimal = opt_bool(L, t, "optimal");
-  po->reachable_only = opt_bool(L, t, "reachableOnly");
-  if (!t) return;
+  read_straight_opts(L, k & STRAIGHT_KEYS ? t : 0, &po->o, &po->max_pts);
+  po->optimal = opt_bool(L, KEY(k, 5, t), "optimal");
+  po->reachable_only = opt_bool(L, KEY(k, 6, t), "reachableOnly");
+  if (!KEY(k, 3, t) && !KEY(k, 4, t)) return; /* no filter, no halfExtents */
   lua_getfield(L, t, "filter");
   if (!lua_isnil(L, -1)) po->f = (const nm_filter *)luaL_checkudata(L, -1, LNM_FILTER);
   lua_pop(L, 1);
@@ -348,11 +389,12 @@ static int lnm_mesh_path(lua_State *L) {
   const char *what;
   nm_status st;
   int t;
+  unsigned k;
   lnm_check_point(L, 2, sp);
   lnm_check_point(L, 5, ep);
-  t = lnm_opt_table(L, 8, path_keys);
-  read_path_opts(L, h, t, &po);
-  st = path_one(L, h, &po, sp, ep, out_field(L, t, "out"), &what);
+  k = opt_keys(L, 8, path_keys, &t);
+  read_path_opts(L, h, t, k, &po);
+  st = path_one(L, h, &po, sp, ep, out_field(L, KEY(k, 7, t), "out"), &what);
   if (st < 0) return st == NM_ERR_NO_PATH && po.reachable_only ? push_unreachable(L, what) : lnm_push_fail(L, what, st, NULL);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   if (!po.optimal) return 2;
@@ -371,9 +413,10 @@ static int lnm_mesh_paths(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   path_opts po;
   int t, nq, i, out, partials, res;
+  unsigned keys;
   luaL_checktype(L, 2, LUA_TTABLE);
-  t = lnm_opt_table(L, 3, path_keys);
-  read_path_opts(L, h, t, &po);
+  keys = opt_keys(L, 3, path_keys, &t);
+  read_path_opts(L, h, t, keys, &po);
   nq = (int)lua_rawlen(L, 2);
   if (nq % 6) luaL_argerror(L, 2, "six numbers per query expected (sx,sy,sz, ex,ey,ez)");
   nq /= 6;
