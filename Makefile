@@ -59,7 +59,7 @@ deps:
 	@sh tools/deps.sh
 
 test: deps
-	@sh tools/test.sh
+	@bash tools/test.sh
 
 # deps first, then a new make: the modules to build (FOUND_LUAS) are decided
 # when make reads this file, so a make started before the Lua headers were
@@ -107,6 +107,29 @@ test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 rockspec:
 	lua5.4 tools/update-rockspec.lua
 .PHONY: rockspec
+
+# ---- coverage of the C code reached from Lua (tools/valgrind-coverage.sh):
+# the Lua 5.4 module built with gcov instrumentation, to compare what the
+# valgrind suite reaches with what the whole Lua suite reaches ----
+COVOBJ := $(patsubst src/%.c,$(B)/cov/obj/%.o,$(SRC) $(BINDING))
+$(B)/cov/obj/lua/%.o: src/lua/%.c $(BINDING_H) include/navmesh.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -O0 --coverage -fprofile-update=atomic -I/usr/include/lua5.4 -c $< -o $@
+$(B)/cov/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -O0 --coverage -fprofile-update=atomic -c $< -o $@
+$(B)/cov/5.4/navmesh/core.so: $(COVOBJ)
+	@mkdir -p $(dir $@)
+	$(CC) --coverage $(SOFLAGS) $(COVOBJ) -lm -lpthread -o $@
+valgrind-coverage: all $(B)/cov/5.4/navmesh/core.so
+	@bash tools/valgrind-coverage.sh
+# today's complete valgrind run alone (make test runs a chosen set of specs)
+valgrind: deps
+	@VALGRIND_SET=full bash tools/test.sh valgrind
+# make test with the complete valgrind run
+test-full: deps
+	@VALGRIND_SET=full bash tools/test.sh
+.PHONY: valgrind-coverage valgrind test-full
 
 # ---- ThreadSanitizer: the shared-mesh host test (spec/c/threads) ----
 # A host program linked with liblua5.4 runs eight Lua states on eight
