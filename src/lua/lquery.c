@@ -92,10 +92,15 @@ static void push_refs_into(lua_State *L, int out, const nm_polyref *refs, int n)
  * absent) and which of names[] it holds: bit i for names[i]. The readers
  * then look up only the keys present (KEY below): a lookup costs as much
  * for an absent key as for a present one, and a reused { out = t } table
- * would cost more than no options. Anything else (not a table, a key not
- * in names) goes to lnm_opt_table, which raises. */
-static unsigned opt_keys(lua_State *L, int idx, const char *const *names, int *t) {
-  unsigned keys = 0, i;
+ * would cost more than no options. The values of the names in `grab` are
+ * taken in the same pass (a lookup by name hashes the name on LuaJIT):
+ * pushed from index *slot on, one per bit of grab in names order, nil when
+ * absent. Anything else (not a table, a key not in names) goes to
+ * lnm_opt_table, which raises. */
+static unsigned opt_keys(lua_State *L, int idx, const char *const *names, int *t, unsigned grab, int *slot) {
+  unsigned keys = 0, i, b;
+  if (slot) *slot = lua_gettop(L) + 1;
+  for (b = grab; b; b &= b - 1) lua_pushnil(L);
   if (!lua_istable(L, idx)) {
     *t = lnm_opt_table(L, idx, names); /* 0 for nil or none */
     return 0;
@@ -107,10 +112,25 @@ static unsigned opt_keys(lua_State *L, int idx, const char *const *names, int *t
     for (i = 0; k && names[i] && (names[i][0] != k[0] || strcmp(names[i], k) != 0); i++) {}
     if (!k || !names[i]) lnm_opt_table(L, idx, names); /* raises */
     keys |= 1u << i;
-    lua_pop(L, 1);
+    if (grab >> i & 1u) {
+      int n = 0;
+      for (b = grab & ((1u << i) - 1); b; b &= b - 1) n++;
+      lua_replace(L, *slot + n);
+    } else {
+      lua_pop(L, 1);
+    }
   }
   return keys;
 }
+
+/* The output table option `key` taken into stack slot idx (opt_keys): idx,
+ * or 0 when absent. Raises when it is not a table. */
+static int out_slot(lua_State *L, int idx, const char *key) {
+  if (lua_isnil(L, idx)) return 0;
+  if (!lua_istable(L, idx)) luaL_error(L, "bad option '%s' (table expected, got %s)", key, luaL_typename(L, idx));
+  return idx;
+}
+
 /* The options table t when names[i] is among keys, else 0 (no table). */
 #define KEY(keys, i, t) (((keys) >> (i) & 1u) ? (t) : 0)
 /* names[0..2] of every options list that has straight-path options. */
@@ -301,17 +321,17 @@ static int lnm_mesh_find_straight(lua_State *L) {
   float sp[3], ep[3];
   nm_straight_opts o;
   straight_out out;
-  int npath, t, max_pts = 1 << 24, r;
+  int npath, t, max_pts = 1 << 24, r, slot;
   unsigned k;
   lnm_check_point(L, 2, sp);
   lnm_check_point(L, 5, ep);
   luaL_checktype(L, 8, LUA_TTABLE);
-  k = opt_keys(L, 9, keys, &t);
+  k = opt_keys(L, 9, keys, &t, 070u, &slot); /* points, flags, refs into slot.. */
   read_straight_opts(L, k & STRAIGHT_KEYS ? t : 0, &o, &max_pts);
   npath = read_corridor(L, h, 8);
-  out.points = out_field(L, KEY(k, 3, t), "points");
-  out.flags = out_field(L, KEY(k, 4, t), "flags");
-  out.refs = out_field(L, KEY(k, 5, t), "refs");
+  out.points = out_slot(L, slot, "points");
+  out.flags = out_slot(L, slot + 1, "flags");
+  out.refs = out_slot(L, slot + 2, "refs");
   r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, 0, &out);
   if (r < 0) return lnm_push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
   return r;
@@ -388,13 +408,13 @@ static int lnm_mesh_path(lua_State *L) {
   path_opts po;
   const char *what;
   nm_status st;
-  int t;
+  int t, slot;
   unsigned k;
   lnm_check_point(L, 2, sp);
   lnm_check_point(L, 5, ep);
-  k = opt_keys(L, 8, path_keys, &t);
+  k = opt_keys(L, 8, path_keys, &t, 1u << 7, &slot); /* out into slot */
   read_path_opts(L, h, t, k, &po);
-  st = path_one(L, h, &po, sp, ep, out_field(L, KEY(k, 7, t), "out"), &what);
+  st = path_one(L, h, &po, sp, ep, out_slot(L, slot, "out"), &what);
   if (st < 0) return st == NM_ERR_NO_PATH && po.reachable_only ? push_unreachable(L, what) : lnm_push_fail(L, what, st, NULL);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   if (!po.optimal) return 2;
@@ -415,7 +435,7 @@ static int lnm_mesh_paths(lua_State *L) {
   int t, nq, i, out, partials, res;
   unsigned keys;
   luaL_checktype(L, 2, LUA_TTABLE);
-  keys = opt_keys(L, 3, path_keys, &t);
+  keys = opt_keys(L, 3, path_keys, &t, 0, NULL);
   read_path_opts(L, h, t, keys, &po);
   nq = (int)lua_rawlen(L, 2);
   if (nq % 6) luaL_argerror(L, 2, "six numbers per query expected (sx,sy,sz, ex,ey,ez)");
