@@ -73,9 +73,16 @@ tally() {
   grep -E '^#   check failed' "$log" | head -20 | sed "s/^/[$name] /"
   PASS=$((PASS + p))
   FAIL=$((FAIL + f))
-  read -r t u s <"$LOGS/$name.time" 2>/dev/null || { t=0; u=0; s=0; }
-  RESULTS="$RESULTS$(printf '\n  %-22s %4d passed, %d failed  %7.1f s wall %7.1f s CPU' "$name:" "$p" "$f" "$t" \
-    "$(echo "$u $s" | awk '{print $1 + $2}')")"
+  read -r t u s <"$LOGS/$name.time" 2>/dev/null || { t=0.000; u=0.000; s=0.000; }
+  u=$(($(ms "$u") + $(ms "$s")))
+  RESULTS="$RESULTS$(printf '\n  %-22s %4d passed, %d failed  %7.1f s wall %5d.%d s CPU' "$name:" "$p" "$f" "$t" \
+    $((u / 1000)) $((u % 1000 / 100)))"
+}
+
+# Milliseconds of a time bash printed ("12.345").
+ms() {
+  local v=${1/./}
+  echo $((10#${v:-0}))
 }
 
 # A suite that cannot run at all: one failure.
