@@ -85,8 +85,9 @@ ms() {
   echo $((10#${v:-0}))
 }
 
-# A suite that cannot run at all: one failure.
+# A suite that cannot run at all ("NAME: why"): one failure.
 missing() {
+  case ${1%%:*} in *"$ONLY"*) ;; *) return 0 ;; esac
   echo "not ok - $1"
   FAIL=$((FAIL + 1))
 }
