@@ -65,17 +65,7 @@ function decode_value(s, i)
     return decode_string(s, i)
   elseif s:sub(i, i + 3) == "true" then return true, i + 4
   elseif s:sub(i, i + 4) == "false" then return false, i + 5
-  elseif s:sub(i, i + 3) == "null" then -- The bundled procedural level as a navmesh (opts: fromPolygons extras).
-function helper.level_mesh(extra, map)
-  local level = require "level"
-  local navmesh = require "navmesh"
-  local v, p, marks = level.polygons(map)
-  local def = { vertices = v, polygons = p }
-  for k, x in pairs(extra or {}) do def[k] = x end
-  return assert(navmesh.fromPolygons(def)), marks, v, p
-end
-
-return helper.null, i + 4
+  elseif s:sub(i, i + 3) == "null" then return helper.null, i + 4
   else
     local num = s:match("^-?[%d%.eE+-]+", i)
     return tonumber(num), i + #num
