@@ -1218,6 +1218,11 @@ NM_API nm_status nm_crowd_remove_agent(nm_crowd *crowd, int id);
 /* Replaces an agent's parameters (the filter is copied). ERR_PARAM. */
 NM_API nm_status nm_crowd_update_agent_params(nm_crowd *crowd, int id,
                                               const nm_crowd_agent_params *params);
+/* Reads an agent's parameters; params->filter points at the agent's copy
+ * of its filter (valid until its parameters change or it is removed).
+ * ERR_PARAM for an unknown or removed id. */
+NM_API nm_status nm_crowd_get_agent_params(const nm_crowd *crowd, int id,
+                                           nm_crowd_agent_params *params);
 
 /* Asks the agent to move to pos: snapped to the nearest polygon within the
  * placement box with the agent's filter. ERR_PARAM (bad id, non-finite

@@ -206,6 +206,13 @@ nm_status nm_crowd_update_agent_params(nm_crowd *c, int id, const nm_crowd_agent
   return NM_OK;
 }
 
+nm_status nm_crowd_get_agent_params(const nm_crowd *c, int id, nm_crowd_agent_params *params) {
+  const nm_agent *ag = nm_crowd_agent(c, id);
+  if (!ag || !params) return NM_ERR_PARAM;
+  *params = ag->params;
+  return NM_OK;
+}
+
 /* Puts a fresh agent in slot ag at nearest (on polygon ref). */
 static void agent_start(nm_agent *ag, nm_polyref ref, const float *nearest) {
   nm_corridor_reset(&ag->corridor, ref, nearest);

@@ -467,9 +467,15 @@ size_t lnm_handle_bytes(const lnm_mesh *h) {
  * for a collection. Nothing runs while the collector is stopped (5.2 and
  * later; 5.1 and LuaJIT cannot tell). */
 void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
+  lnm_gc_charge_to(L, &h->alloc, &h->charged, bytes);
+}
+
+/* lnm_gc_charge for any object allocating through an account (`a`, from
+ * lnm_acct_alloc; *charged is its own tally). */
+void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size_t bytes) {
   lnm_acct *a = state_acct(L);
-  if (!a || h->alloc.ud != a) return;
-  h->charged += bytes;
+  if (!a || alloc->ud != a) return;
+  *charged += bytes;
   a->charged += bytes;
   if (a->charged <= (a->base > LNM_GC_FLOOR ? a->base : LNM_GC_FLOOR)) return;
 #if LUA_VERSION_NUM >= 502
@@ -480,12 +486,25 @@ void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
   a->base = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
 }
 
-/* Gives back what handle h was charged (it is being closed). */
-static void gc_refund(lnm_mesh *h) {
-  lnm_acct *a = (lnm_acct *)h->alloc.ud;
-  if (h->alloc.fn != acct_alloc) return;
-  a->charged -= h->charged < a->charged ? h->charged : a->charged;
-  h->charged = 0;
+/* Gives back what an object allocating through `alloc` was charged (it is
+ * being closed). */
+void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) {
+  lnm_acct *a = (lnm_acct *)alloc->ud;
+  if (alloc->fn != acct_alloc) return;
+  a->charged -= *charged < a->charged ? *charged : a->charged;
+  *charged = 0;
+}
+
+/* The allocator of a new object of the state: through its account (as
+ * NavMesh handles get it), or the state's own before lnm_acct_open. */
+void lnm_acct_alloc(lua_State *L, nm_alloc *out) {
+  lnm_acct *a = state_acct(L);
+  if (a) {
+    out->fn = acct_alloc;
+    out->ud = a;
+  } else {
+    out->fn = lua_getallocf(L, &out->ud);
+  }
 }
 
 /* ---- handles ---- */
@@ -493,16 +512,10 @@ static void gc_refund(lnm_mesh *h) {
 /* Pushes a fresh, empty handle (closed until a mesh is attached); it
  * allocates through the state's account. */
 lnm_mesh *lnm_new_handle(lua_State *L) {
-  lnm_acct *a = state_acct(L);
   lnm_mesh *h = (lnm_mesh *)lua_newuserdata(L, sizeof *h);
   memset(h, 0, sizeof *h);
-  if (a) {
-    h->alloc.fn = acct_alloc;
-    h->alloc.ud = a;
-    h->mark = a->bytes;
-  } else {
-    h->alloc.fn = lua_getallocf(L, &h->alloc.ud);
-  }
+  lnm_acct_alloc(L, &h->alloc);
+  h->mark = lnm_acct_bytes(L);
   nm_filter_init(&h->filter);
   luaL_setmetatable(L, LNM_MESH);
   return h;
@@ -541,7 +554,7 @@ void lnm_push_owned_bytes(lua_State *L, lnm_mesh *h, void *bytes, size_t len) {
 
 /* Frees everything a handle owns; idempotent. */
 void lnm_handle_close(lnm_mesh *h) {
-  gc_refund(h);
+  lnm_gc_refund(&h->alloc, &h->charged);
   if (h->mesh) drop_out(h);
   nm_query_free(h->q);
   h->q = NULL;
