@@ -1095,8 +1095,11 @@ NM_API void nm_debug_scene_free(const nm_navmesh *mesh, nm_debug_scene *s);
  * the sampled avoidance, thousands of agents, salted agent ids, and agents
  * put back on the mesh when the tile under them goes and comes back.
  * A crowd retains its mesh and owns its query state. Deterministic: the same
- * calls give the same positions bit for bit. Not thread-safe (one thread per
- * crowd); the mesh must not change during nm_crowd_update. */
+ * calls give the same positions bit for bit, whatever config.threads. Not
+ * thread-safe (one thread at a time calls a crowd's functions); the mesh must
+ * not change during nm_crowd_update. With threads > 1 the update runs its
+ * per-agent phases on worker threads too, calling the allocator from them
+ * one at a time (under a lock), so it need not be thread-safe. */
 
 typedef struct nm_crowd nm_crowd;
 
@@ -1149,6 +1152,10 @@ typedef struct nm_crowd_config {
                             * path can reach it) is replaced by the nearest
                             * point of the agent's island, instead of a search
                             * over the whole island (Detour: 0) */
+  int threads;             /* threads an update uses for its per-agent phases
+                            * (the caller's and threads - 1 workers started
+                            * with the crowd) [Limit: 1 .. 64] (1). The
+                            * positions do not depend on it, bit for bit. */
 } nm_crowd_config;
 
 NM_API void nm_crowd_config_init(nm_crowd_config *cfg, int max_agents, float max_agent_radius);

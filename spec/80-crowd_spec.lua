@@ -5,7 +5,8 @@
 -- bars a door goes round by the other; tiles removed, added and replaced
 -- (an obstacle dropped in their way) under walking agents make them
 -- re-plan, none ends inside the obstacle; the same calls give the same
--- positions bit for bit, in two runs and in Lua 5.4 and LuaJIT; positions()
+-- positions bit for bit, in two runs, with 1, 2 and 4 threads, and in Lua
+-- 5.4 and LuaJIT; positions()
 -- makes no garbage; bad input raises or returns nil, msg, code as documented.
 local navmesh = require "navmesh"
 local ch = require "crowdhelp" -- (and helper, which puts examples/ on the path)
@@ -408,7 +409,7 @@ describe("crowd determinism", function()
     local navmesh = require "navmesh"
     local doorway = require "doorway"
     local mesh, door, size = doorway.build(navmesh)
-    local crowd = navmesh.crowd(mesh, { maxAgents = 40, maxAgentRadius = 0.4 })
+    local crowd = navmesh.crowd(mesh, { maxAgents = 40, maxAgentRadius = 0.4, threads = THREADS or 1 })
     for i = 1, 40 do
       local k = math.floor((i - 1) / 2)
       local x, z = door[1] - 2.5 - 2 * (k % 5), 4.5 + 3 * math.floor(k / 5)
@@ -429,9 +430,10 @@ describe("crowd determinism", function()
     io.write(table.concat(out, " "))
   ]]
 
-  local function run_here()
+  local function run_here(threads)
     local out = {}
-    local env = setmetatable({ io = { write = function(s) out[#out + 1] = s end } }, { __index = _G })
+    local env = setmetatable({ io = { write = function(s) out[#out + 1] = s end }, THREADS = threads },
+                             { __index = _G })
     local f = assert((loadstring or load)(script, "determinism", "t", env))
     if setfenv then setfenv(f, env) end
     f()
@@ -442,6 +444,12 @@ describe("crowd determinism", function()
     local a, b = run_here(), run_here()
     assert.is_true(#a > 1000)
     assert.are.equal(a, b)
+  end)
+
+  it("1, 2 and 4 threads (navmesh.crowd{ threads = n }) give the same positions bit for bit", function()
+    local one = run_here(1)
+    assert.are.equal(one, run_here(2))
+    assert.are.equal(one, run_here(4))
   end)
 
   it("Lua 5.4 and LuaJIT give the same positions bit for bit", function()
@@ -549,6 +557,8 @@ describe("crowd bad input", function()
     assert.has_error(function() navmesh.crowd(mesh, { maxAgentRadius = -1 }) end)
     assert.has_error(function() navmesh.crowd(mesh, { limits = "recast" }) end)
     assert.has_error(function() navmesh.crowd(mesh, { maxPath = 8 }) end)
+    assert.has_error(function() navmesh.crowd(mesh, { threads = 0 }) end)
+    assert.has_error(function() navmesh.crowd(mesh, { threads = 65 }) end)
     assert.has_error(function() navmesh.crowd({}) end)
     crowd:close()
   end)

@@ -70,7 +70,7 @@ fi
 if [ -f /usr/include/recastnavigation/DetourCrowd.h ] && command -v g++ >/dev/null; then
   echo
   g++ -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -I/usr/include/recastnavigation -Ibench -Ispec/c \
-    bench/crowd_bench.cpp $B/libnavmesh.a -lDetourCrowd -lDetour -lm -o $BIN/crowd_bench &&
+    bench/crowd_bench.cpp $B/libnavmesh.a -lDetourCrowd -lDetour -lm -lpthread -o $BIN/crowd_bench &&
     $BIN/crowd_bench "$SHARED" "$SECS" 2>>"$JSON"
 else
   echo "(crowd bench skipped: install librecast-dev and g++ to run DetourCrowd side by side)"

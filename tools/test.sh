@@ -155,6 +155,9 @@ run_suite "c-versions-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN
 # build jobs on worker threads (C only)
 run_suite "c-build-job-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
   "$B/tsan/tests/test_build_job"
+# crowd updates on worker threads (C only)
+run_suite "c-crowd-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
+  "$B/tsan/tests/test_crowd"
 
 # ---- the Lua suite again with a sanitized module (ASan + UBSan preloaded) ----
 ASAN_RT=$(gcc -print-file-name=libasan.so)

@@ -296,9 +296,10 @@ TEST(debug) {
 
 /* A crowd on the fixture: made, agents added (a filter, ORCA for some),
  * targets, updates (corridors grow, paths are queued), read back, an agent
- * removed: every allocation of add and update failing in turn. */
+ * removed, the update on two threads: every allocation of add and update
+ * failing in turn. */
 static const char crowd_chunk[] =
-    "local c = navmesh.crowd(mesh, {maxAgents = 8, maxAgentRadius = 0.5})\n"
+    "local c = navmesh.crowd(mesh, {maxAgents = 8, maxAgentRadius = 0.5, threads = 2})\n"
     "local f = navmesh.filter{exclude = 4}\n"
     "local ids = {}\n"
     "for i = 1, 4 do\n"

@@ -1,7 +1,7 @@
 /* test_crowd.c -- the crowd on small hand-made navmeshes (no ../shared
  * needed): two rooms joined by doorways, a long strip, the 3 x 3 tile
- * fixture; corridor merges; bad input; allocation failure at every point
- * of create, add and update. */
+ * fixture; corridor merges; the same motion with 1 to 4 threads; bad input;
+ * allocation failure at every point of create, add and update. */
 #include <math.h>
 #include <stdlib.h>
 #include "tap.h"
@@ -399,6 +399,67 @@ TEST(velocity_and_reset) {
   nm_navmesh_release(m);
 }
 
+/* ---- threads ---- */
+
+#define THREAD_AGENTS 80
+#define THREAD_TICKS 300
+
+/* 80 agents (a quarter with ORCA) crossing the rooms both ways with
+ * `threads` threads: every position and velocity after every tick into
+ * out [THREAD_TICKS * THREAD_AGENTS * 6]. */
+static void threads_run(int threads, float *out, int *velocity_samples, unsigned long *worker_steps) {
+  nm_navmesh *m = rooms(1, 1, NULL);
+  nm_crowd_config cfg;
+  nm_crowd *c = NULL;
+  nm_crowd_agent_params p;
+  int i, k, n;
+  nm_crowd_config_init(&cfg, THREAD_AGENTS, 0.5f);
+  cfg.threads = threads;
+  CHECK(nm_crowd_new(m, &cfg, NULL, NULL, &c) == NM_OK);
+  nm_crowd_agent_params_init(&p, 0.45f);
+  for (i = 0; i < THREAD_AGENTS; i++) {
+    const int left = i % 2 == 0;
+    const float z = 1.5f + (float)(i / 2 % 18), x = 2.0f + (float)(i / 36) * 1.2f;
+    p.avoidance = i % 4 == 3 ? NM_AVOID_ORCA : NM_AVOID_SAMPLED;
+    target(c, add(c, left ? x : 42.0f - x, z, &p), left ? 40.0f - x : x, 19.0f - z);
+  }
+  *velocity_samples = 0;
+  for (k = 0; k < THREAD_TICKS; k++) {
+    nm_crowd_stats st;
+    CHECK(nm_crowd_update(c, 0.05f) == NM_OK);
+    nm_crowd_get_stats(c, &st);
+    *velocity_samples += st.velocity_samples;
+    nm_crowd_positions(c, &out[k * THREAD_AGENTS * 6], &out[k * THREAD_AGENTS * 6 + THREAD_AGENTS * 3], NULL,
+                       NULL, THREAD_AGENTS, &n);
+    CHECK(n == THREAD_AGENTS);
+  }
+  *worker_steps = c->pool.worker_steps;
+  nm_crowd_free(c);
+  nm_navmesh_release(m);
+}
+
+/* The same crowd with 1, 2, 3 and 4 threads: identical positions and
+ * velocities after every tick, and the same work counted. */
+TEST(threads) {
+  const size_t n = (size_t)THREAD_TICKS * THREAD_AGENTS * 6;
+  float *one = (float *)malloc(n * sizeof(float)), *more = (float *)malloc(n * sizeof(float));
+  int threads, s1, s;
+  unsigned long w;
+  threads_run(1, one, &s1, &w);
+  CHECK(w == 0);
+  for (threads = 2; threads <= 4; threads++) {
+    threads_run(threads, more, &s, &w);
+    printf("# %d threads: %s positions and velocities over %d ticks of %d agents (velocity samples %d, 1 thread "
+           "%d; %lu agent steps run by the workers)\n", threads,
+           memcmp(one, more, n * sizeof(float)) ? "different" : "identical", THREAD_TICKS, THREAD_AGENTS, s, s1, w);
+    CHECK(memcmp(one, more, n * sizeof(float)) == 0);
+    CHECK(s == s1);
+    CHECK(w > 0);
+  }
+  free(one);
+  free(more);
+}
+
 /* ---- bad input ---- */
 
 TEST(bad_input) {
@@ -464,7 +525,7 @@ TEST(bad_input) {
 /* Makes a crowd on the strip, adds an agent far from its target and steps
  * until the whole path is in: every allocation on the way may fail.
  * *phase: 1 creation failed, 2 adding failed, 3 an update failed. */
-static nm_status alloc_run(track *t, nm_navmesh *m, int *arrived, int *phase) {
+static nm_status alloc_run(track *t, nm_navmesh *m, int threads, int *arrived, int *phase) {
   nm_alloc a = {track_fn, t};
   nm_crowd_config cfg;
   nm_crowd *c = NULL;
@@ -473,6 +534,7 @@ static nm_status alloc_run(track *t, nm_navmesh *m, int *arrived, int *phase) {
   nm_status st, worst = NM_OK;
   int id, k;
   nm_crowd_config_init(&cfg, 4, 0.6f);
+  cfg.threads = threads;
   *phase = 1;
   if ((st = nm_crowd_new(m, &cfg, &a, NULL, &c)) < 0) return st;
   *phase = 2;
@@ -499,20 +561,23 @@ static nm_status alloc_run(track *t, nm_navmesh *m, int *arrived, int *phase) {
   return worst;
 }
 
-TEST(alloc_failure) {
+/* Every allocation of a run failing in turn, with `threads` threads (the
+ * workers' contexts are allocated too, and the steps on workers allocate
+ * through the locked allocator). */
+static void alloc_failures(int threads) {
   nm_navmesh *m = strip(300, NULL);
   track t;
   long total, i;
   int arrived = 0, failures = 0, nomem = 0, phase, in_update = 0;
   memset(&t, 0, sizeof t);
-  CHECK(alloc_run(&t, m, &arrived, &phase) == NM_OK && arrived && t.live == 0);
+  CHECK(alloc_run(&t, m, threads, &arrived, &phase) == NM_OK && arrived && t.live == 0);
   total = t.allocs;
   for (i = 1; i <= total; i++) {
     nm_status st;
     memset(&t, 0, sizeof t);
     t.fail_at = i;
     arrived = 0;
-    st = alloc_run(&t, m, &arrived, &phase);
+    st = alloc_run(&t, m, threads, &arrived, &phase);
     failures += t.failed > 0;
     nomem += st == NM_ERR_NOMEM;
     CHECK(t.live == 0 && t.bad_sizes == 0);
@@ -522,11 +587,16 @@ TEST(alloc_failure) {
       CHECK(arrived);
     }
   }
-  printf("# %ld allocations in a run, each failed once: %d NM_ERR_NOMEM (%d in updates, the agent "
-         "still arrives), nothing leaked\n", total, nomem, in_update);
+  printf("# %d thread%s: %ld allocations in a run, each failed once: %d NM_ERR_NOMEM (%d in updates, the "
+         "agent still arrives), nothing leaked\n", threads, threads > 1 ? "s" : "", total, nomem, in_update);
   CHECK(in_update > 0);
   CHECK(failures == total && nomem == total);
   nm_navmesh_release(m);
+}
+
+TEST(alloc_failure) {
+  alloc_failures(1);
+  alloc_failures(3);
 }
 
 int main(void) {
@@ -538,6 +608,7 @@ int main(void) {
   RUN(offmesh);
   RUN(tile_changes);
   RUN(velocity_and_reset);
+  RUN(threads);
   RUN(bad_input);
   RUN(alloc_failure);
   return tap_done();

@@ -126,6 +126,7 @@ static void read_config(lua_State *L, int t, nm_crowd_config *cfg) {
   cfg->max_iterations = (int)lnm_field_int(L, t, "maxIterations", cfg->max_iterations, 1, INT_MAX);
   cfg->queue_size = (int)lnm_field_int(L, t, "queueSize", cfg->queue_size, 1, 64);
   cfg->island_targets = field_bool(L, t, "islandTargets", cfg->island_targets);
+  cfg->threads = (int)lnm_field_int(L, t, "threads", 1, 1, 64);
 }
 
 static const char *const agent_keys[] = {
@@ -193,10 +194,10 @@ static void *crowd_block(lua_State *L, lnm_crowd *h, size_t n) {
 }
 
 /* navmesh.crowd(mesh [, {maxAgents=, maxAgentRadius=, limits=, maxPath=,
- * searchNodes=, maxIterations=, queueSize=, islandTargets=}]) -> Crowd */
+ * searchNodes=, maxIterations=, queueSize=, islandTargets=, threads=}]) -> Crowd */
 static int lnm_crowd_new(lua_State *L) {
   static const char *const keys[] = {"maxAgents", "maxAgentRadius", "limits", "maxPath", "searchNodes",
-                                     "maxIterations", "queueSize", "islandTargets", NULL};
+                                     "maxIterations", "queueSize", "islandTargets", "threads", NULL};
   lnm_mesh *m = lnm_check_mesh(L, 1);
   int t = lnm_opt_table(L, 2, keys);
   size_t before = lnm_acct_bytes(L);
