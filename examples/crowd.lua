@@ -114,6 +114,18 @@ print(("%d agents (%s avoidance, radius %.1f) through a %.0f m doorway: %d withi
   :format(AGENTS, AVOIDANCE, RADIUS, door[4] - door[2], arrived, ticks, ticks * DT, crossed))
 print(("update: %.3f ms per tick (CPU, mean over %d ticks)"):format(clock / ticks * 1000, ticks))
 
+-- (pair, recorded frame) overlaps deeper than 10% of the radii sum
+local overlaps, lim2 = 0, (0.9 * 2 * RADIUS) ^ 2
+for _, f in ipairs(frames) do
+  for i = 0, AGENTS - 1 do
+    local x, z = f[3 * i + 1], f[3 * i + 3]
+    for j = i + 1, AGENTS - 1 do
+      if (x - f[3 * j + 1]) ^ 2 + (z - f[3 * j + 3]) ^ 2 < lim2 then overlaps = overlaps + 1 end
+    end
+  end
+end
+print(("overlaps: %d (pair, frame) deeper than 10%% of the radii sum in %d frames"):format(overlaps, #frames))
+
 -- ---- the picture ----
 local paths = {}
 for i = 1, AGENTS do

@@ -14,6 +14,13 @@
 
 #define BLOCK 8 /* agents taken at once */
 
+/* What a worker thread is started with. */
+typedef struct worker_arg {
+  nm_crowd *c;
+  int index;
+} worker_arg;
+
+#ifdef NM_HAVE_PTHREADS
 /* The crowd's allocator behind the pool's lock. */
 static void *locked_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   nm_crowd *c = (nm_crowd *)ud;
@@ -39,13 +46,6 @@ static int run_blocks(nm_crowd *c, nm_crowd_ctx *x) {
   }
 }
 
-/* What a worker thread is started with. */
-typedef struct worker_arg {
-  nm_crowd *c;
-  int index;
-} worker_arg;
-
-#ifdef NM_HAVE_PTHREADS
 /* A worker: waits for a phase with blocks left, takes blocks, and says
  * when it is out of the phase. A worker that wakes after the caller took
  * every block stays out: the caller never waits for a thread the system
@@ -121,6 +121,14 @@ static size_t ctx_bytes(int n) {
   return (size_t)(n + 1) * sizeof(nm_crowd_ctx) + (size_t)n * sizeof(worker_arg);
 }
 
+static void ctx_free(nm_crowd *c, nm_crowd_ctx *x) {
+  nm_query_free(x->q);
+  nm_free(&c->alloc, x->seen, (size_t)c->cfg.max_agents * sizeof(uint32_t));
+  x->q = NULL;
+  x->seen = NULL;
+}
+
+#ifdef NM_HAVE_PTHREADS
 /* A worker's context: a query of its own and grid marks. */
 static nm_status ctx_init(nm_crowd *c, nm_crowd_ctx *x) {
   memset(x, 0, sizeof *x);
@@ -131,14 +139,6 @@ static nm_status ctx_init(nm_crowd *c, nm_crowd_ctx *x) {
   return nm_query_new(c->mesh, NM_LOCAL_NODES, &c->alloc, &x->q);
 }
 
-static void ctx_free(nm_crowd *c, nm_crowd_ctx *x) {
-  nm_query_free(x->q);
-  nm_free(&c->alloc, x->seen, (size_t)c->cfg.max_agents * sizeof(uint32_t));
-  x->q = NULL;
-  x->seen = NULL;
-}
-
-#ifdef NM_HAVE_PTHREADS
 /* The lock and the two conditions of the pool; 0 when one cannot be made. */
 static int sync_init(nm_crowd_pool *p) {
   if (pthread_mutex_init(&p->lock, NULL) != 0) return 0;
