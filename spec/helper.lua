@@ -125,6 +125,19 @@ function helper.skip_without_shared(what)
   return false
 end
 
+-- Says (once per module) why a test that needs a Lua C module this Lua
+-- lacks (lua-cjson, lua-expat: Debian builds them for 5.1-5.4 only) does
+-- nothing; true when it is missing.
+local missing_said = {}
+function helper.skip_without_module(name, what)
+  if pcall(require, name) then return false end
+  if not missing_said[name] then
+    print(("SKIP %s: module '%s' is not installed for %s"):format(what, name, _VERSION))
+    missing_said[name] = true
+  end
+  return true
+end
+
 -- ---- geometry ----
 function helper.near(a, b, tol)
   return math.abs(a - b) <= (tol or 1e-4)

@@ -454,6 +454,17 @@ size_t lnm_handle_bytes(const lnm_mesh *h) {
   return h->alloc.fn == acct_alloc ? ((const lnm_acct *)h->alloc.ud)->bytes : 0;
 }
 
+/* Lowers the account's base to what the state holds now, less what was
+ * charged since the module's last collection, when that is smaller: Lua's
+ * own collections may have freed much since (a spec file's data, a level
+ * loaded and dropped), and a base left at the old heap size would let
+ * dropped handles pile up to that size before the module collects. */
+static void lower_base(lua_State *L, lnm_acct *a) {
+  size_t held = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
+  size_t live = held > a->charged ? held - a->charged : 0;
+  if (live < a->base) a->base = live;
+}
+
 /* Counts `bytes` handle h just took (a mesh it holds, shared or not, its
  * query, scratch) and runs a full collection once the bytes taken and not
  * given back by close since the last one pass what the state held after it
@@ -477,6 +488,7 @@ void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size
   if (!a || alloc->ud != a) return;
   *charged += bytes;
   a->charged += bytes;
+  lower_base(L, a);
   if (a->charged <= (a->base > LNM_GC_FLOOR ? a->base : LNM_GC_FLOOR)) return;
 #if LUA_VERSION_NUM >= 502
   if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;
