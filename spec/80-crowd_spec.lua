@@ -402,6 +402,47 @@ describe("crowd agents and tile changes", function()
   end)
 end)
 
+describe("crowd agents on a tile cache's mesh", function()
+  it("an obstacle dropped in front of walking agents: they re-plan, none ends inside it", function()
+    if not navmesh.buildCache then
+      pending("navmesh.buildCache (the tile cache's Lua binding) is not in this build; "
+              .. "the tile-swap test above drops the obstacle by hand")
+      return
+    end
+    local v, t = { 0, 0, 0, 48, 0, 0, 48, 0, 24, 0, 0, 24 }, { 1, 3, 2, 1, 4, 3 }
+    local cache, mesh = assert(navmesh.buildCache(v, t, { cellSize = 0.3, agentRadius = 0.5,
+                                                          bounds = { 0, -1, 0, 48, 4, 24 } }))
+    local crowd = navmesh.crowd(mesh, { maxAgents = 10, maxAgentRadius = 0.5 })
+    local ids = {}
+    for i = 1, 10 do
+      ids[i] = crowd:addAgent(2, 0, 6.5 + i, { radius = 0.45 })
+      assert(crowd:requestMoveTarget(ids[i], 46, 0, 6.5 + i))
+    end
+    run(crowd, 40) -- at x ~ 8: a pillar of radius 2.5 falls some 15 m ahead of them
+    local CX, CZ, R = 24, 12, 2.5
+    assert(cache:addObstacle { kind = "cylinder", center = { CX, 0, CZ }, radius = R, height = 2 })
+    repeat until cache:update()
+    local inside, detour = 0, 0
+    run(crowd, 600, function()
+      local pos = crowd:positions()
+      for i = 1, #ids do
+        if dist2d(pos[3 * i - 2], pos[3 * i], CX, CZ) < R then inside = inside + 1 end
+        detour = math.max(detour, math.abs(pos[3 * i] - (6.5 + i)))
+      end
+    end)
+    print(("# tile cache obstacle: agents swerved up to %.1f m, (agent, tick) inside it: %d"):format(detour, inside))
+    assert.are.equal(0, inside)
+    assert.is_true(detour > 1.5)
+    for _, id in ipairs(ids) do
+      local a = crowd:getAgent(id)
+      assert.is_true(a.x > 45 and a.state == "walking")
+    end
+    crowd:close()
+    cache:close()
+    mesh:close()
+  end)
+end)
+
 describe("crowd determinism", function()
   -- The doorway crossing as text: every position after every 25th tick in
   -- %a (exact hex floats).
