@@ -1212,6 +1212,14 @@ NM_API void nm_crowd_agent_params_init(nm_crowd_agent_params *p, float radius);
 NM_API nm_status nm_crowd_new(nm_navmesh *mesh, const nm_crowd_config *cfg, const nm_alloc *alloc,
                               nm_diag *diag, nm_crowd **out);
 NM_API void nm_crowd_free(nm_crowd *crowd);
+/* Moves the crowd onto another version of its navmesh (retained; the old
+ * one is released): the latest version of a lineage (nm_navmesh_version_*,
+ * a tile cache publishing versions), so that agents see its changes.
+ * Polygon refs must keep their meaning across the two (refs of unchanged
+ * tiles equal, changed tiles with new salts), as versions of one mesh do.
+ * Agents keep their corridors while their polygons are valid; path
+ * searches in progress start again. ERR_PARAM for NULLs. */
+NM_API nm_status nm_crowd_set_navmesh(nm_crowd *crowd, nm_navmesh *mesh);
 
 /* Adds an agent at the navmesh point nearest to pos within the placement
  * box; *id gets its id (a slot number with a salt: ids of removed agents

@@ -104,8 +104,46 @@ describe("navmesh.crowd", function()
     b:close()
   end)
 
+  it("follows its NavMesh handle onto another version of the mesh (mesh:share moves the handle)", function()
+    local function crossing_on(mesh, share_at)
+      local crowd = navmesh.crowd(mesh, { maxAgents = 20, maxAgentRadius = 0.4 })
+      local ids = {}
+      for i = 1, 20 do
+        local x, z = i % 2 == 1 and 25.5 or 36.5, 2.5 + i
+        ids[i] = crowd:addAgent(x, 0, z, { radius = 0.4 })
+        crowd:requestMoveTarget(ids[i], i % 2 == 1 and 36.5 or 25.5, 0, z)
+      end
+      local out, freed = {}, nil
+      for k = 1, 200 do
+        if k == share_at then
+          collectgarbage()
+          assert(mesh:share("crowd-spec-follow", { replace = true }))
+          local held = navmesh.memory()
+          crowd:update(DT) -- the crowd moves onto the shared copy: the state's own mesh is freed
+          freed = held - navmesh.memory()
+        else
+          crowd:update(DT)
+        end
+      end
+      local pos = crowd:positions()
+      for i = 1, #pos do out[i] = ("%.9g"):format(pos[i]) end
+      crowd:close()
+      return table.concat(out, " "), freed
+    end
+    local plain = crossing_on((doorway.build(navmesh)))
+    local shared_mesh = doorway.build(navmesh)
+    local data = shared_mesh:info().dataBytes
+    local moved, freed = crossing_on(shared_mesh, 100)
+    assert.is_true(shared_mesh:info().readOnly) -- the handle is on the shared copy now
+    assert.is_true(freed >= data, ("%d bytes freed, the mesh has %d"):format(freed, data))
+    assert.are.equal(plain, moved) -- the same polygons: the agents went on as before
+    navmesh.unshare("crowd-spec-follow")
+  end)
+
   it("counts its memory in navmesh.memory() until closed", function()
     local mesh = doorway.build(navmesh)
+    collectgarbage() -- (what earlier tests dropped goes now, not during the count)
+    collectgarbage()
     local before = navmesh.memory()
     local crowd = navmesh.crowd(mesh, { maxAgents = 500 })
     assert.is_true(navmesh.memory() > before + 500 * 100)
@@ -420,17 +458,22 @@ describe("crowd agents on a tile cache's mesh", function()
     end
     run(crowd, 40) -- at x ~ 8: a pillar of radius 2.5 falls some 15 m ahead of them
     local CX, CZ, R = 24, 12, 2.5
-    assert(cache:addObstacle { kind = "cylinder", center = { CX, 0, CZ }, radius = R, height = 2 })
+    -- padded by the agents' radius, so that their bodies (not only their
+    -- centres) keep clear of it: the cache stamps obstacles as given, cell by cell
+    assert(cache:addObstacle { kind = "cylinder", center = { CX, 0, CZ }, radius = R, height = 2, padding = 0.5 })
     repeat until cache:update()
-    local inside, detour = 0, 0
+    local inside, detour, closest = 0, 0, math.huge
     run(crowd, 600, function()
       local pos = crowd:positions()
       for i = 1, #ids do
-        if dist2d(pos[3 * i - 2], pos[3 * i], CX, CZ) < R then inside = inside + 1 end
+        local d = dist2d(pos[3 * i - 2], pos[3 * i], CX, CZ)
+        if d < R then inside = inside + 1 end
+        closest = math.min(closest, d)
         detour = math.max(detour, math.abs(pos[3 * i] - (6.5 + i)))
       end
     end)
-    print(("# tile cache obstacle: agents swerved up to %.1f m, (agent, tick) inside it: %d"):format(detour, inside))
+    print(("# tile cache obstacle (radius %.1f, padding 0.5): agents swerved up to %.1f m, came within %.2f m "
+           .. "of its centre, (agent, tick) inside it: %d"):format(R, detour, closest, inside))
     assert.are.equal(0, inside)
     assert.is_true(detour > 1.5)
     for _, id in ipairs(ids) do

@@ -163,6 +163,21 @@ void nm_crowd_free(nm_crowd *c) {
   nm_free(&a, c, sizeof *c);
 }
 
+nm_status nm_crowd_set_navmesh(nm_crowd *c, nm_navmesh *mesh) {
+  int i;
+  if (!c || !mesh) return NM_ERR_PARAM;
+  if (mesh == c->mesh) return NM_OK;
+  nm_navmesh_retain(mesh);
+  nm_navmesh_release(c->mesh);
+  c->mesh = mesh;
+  nm_query_set_mesh(c->q, mesh);
+  for (i = 1; c->pool.ctx && i < c->cfg.threads; i++) nm_query_set_mesh(c->pool.ctx[i].q, mesh);
+  nm_pathq_set_mesh(&c->pq, mesh);
+  for (i = 0; i < c->cfg.max_agents; i++) /* island goals are looked at again */
+    c->agents[i].plan_generation = mesh->generation - 1;
+  return NM_OK;
+}
+
 int nm_crowd_merge_reserve(nm_crowd *c, int n) {
   return nm_refs_reserve(&c->alloc, &c->merge, &c->merge_cap, n, c->cfg.max_path);
 }

@@ -182,6 +182,10 @@ NM_INTERNAL int nm_pathq_status(const nm_pathq *pq, uint32_t handle);
 NM_INTERNAL int nm_pathq_result(nm_pathq *pq, uint32_t handle, nm_polyref **path, int *npath,
                                 int *partial);
 NM_INTERNAL int nm_pathq_pending(const nm_pathq *pq);
+/* Moves the queue onto another version of its mesh: searches in progress
+ * and results not collected fail (their agents ask again), remembered
+ * searches are forgotten. */
+NM_INTERNAL void nm_pathq_set_mesh(nm_pathq *pq, nm_navmesh *mesh);
 
 /* ---- obstacle avoidance (avoid.c: sampled; orca.c: ORCA) ---- */
 typedef struct nm_obstacle_circle {

@@ -5,7 +5,8 @@
  * A crowd holds a reference to its mesh (the core's count: closing or
  * dropping the NavMesh handle does not free the mesh under it) and its own
  * query state, so it works on shared meshes (navmesh.open) as on meshes of
- * its own state. Its memory comes from the state's account (lnm_acct_alloc)
+ * its own state; it keeps its handle too and follows it to newer versions
+ * of the mesh. Its memory comes from the state's account (lnm_acct_alloc)
  * and is charged to the collector. positions() and velocities() fill one
  * reused table from scratch arrays allocated with the crowd: no garbage per
  * tick. Agent ids are the core's (a slot with a salt): integers that stay
@@ -17,6 +18,8 @@
 typedef struct lnm_crowd {
   nm_crowd *crowd;          /* NULL once closed */
   nm_navmesh *mesh;         /* the crowd's mesh (the crowd holds a reference) */
+  lnm_mesh *handle;         /* the NavMesh handle it was made on (kept alive by */
+  int handle_ref;           /* this registry reference): the crowd follows it */
   nm_alloc alloc;           /* the state's account */
   int cap;                  /* maxAgents */
   float *pos, *vel;         /* [3 * cap] positions and velocities, scratch */
@@ -38,7 +41,10 @@ static void free_block(lnm_crowd *h, void *p, size_t n) {
 }
 
 /* Frees everything the crowd owns; idempotent. */
-static void crowd_close(lnm_crowd *h) {
+static void crowd_close(lua_State *L, lnm_crowd *h) {
+  if (h->handle_ref > 0) luaL_unref(L, LUA_REGISTRYINDEX, h->handle_ref);
+  h->handle_ref = 0;
+  h->handle = NULL;
   lnm_gc_refund(&h->alloc, &h->charged);
   nm_crowd_free(h->crowd);
   h->crowd = NULL;
@@ -54,14 +60,21 @@ static void crowd_close(lnm_crowd *h) {
 }
 
 static int lnm_crowd_close(lua_State *L) {
-  crowd_close((lnm_crowd *)luaL_checkudata(L, 1, LNM_CROWD));
+  crowd_close(L, (lnm_crowd *)luaL_checkudata(L, 1, LNM_CROWD));
   return 0;
 }
 
-/* The open crowd at idx; raises on a closed one. */
+/* The open crowd at idx; raises on a closed one. The crowd follows its
+ * NavMesh handle: when the handle moved to another version of the mesh (a
+ * tile cache publishing versions, mesh:refresh(), mesh:share() moving it
+ * onto the shared copy), the crowd moves too, so agents see the changes. */
 static lnm_crowd *check_crowd(lua_State *L, int idx) {
   lnm_crowd *h = (lnm_crowd *)luaL_checkudata(L, idx, LNM_CROWD);
   if (!h->crowd) luaL_error(L, "attempt to use a closed " LNM_CROWD);
+  if (h->handle && h->handle->mesh && h->handle->mesh != h->mesh) {
+    nm_crowd_set_navmesh(h->crowd, h->handle->mesh);
+    h->mesh = h->handle->mesh;
+  }
   return h;
 }
 
@@ -214,6 +227,9 @@ static int lnm_crowd_new(lua_State *L) {
   if ((st = nm_crowd_new(m->mesh, &cfg, &h->alloc, &diag, &h->crowd)) < 0)
     lnm_raise_status(L, "navmesh.crowd", st, &diag);
   h->mesh = m->mesh;
+  lua_pushvalue(L, 1);
+  h->handle_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  h->handle = m;
   h->cap = cfg.max_agents;
   h->radius = cfg.max_agent_radius;
   h->pos = (float *)crowd_block(L, h, (size_t)h->cap * 3 * sizeof(float));
