@@ -377,6 +377,60 @@ TEST(tile_changes) {
   nm_navmesh_release(m);
 }
 
+/* The crowd moves onto a newer version of its mesh (the middle tile
+ * removed): agents go round the hole and arrive; the old version is
+ * released by everyone else and never touched again (ASan). */
+TEST(new_version) {
+  nm_navmesh *m = NULL, *v1 = NULL, *v2 = NULL;
+  nm_crowd *c;
+  nm_crowd_agent_params p;
+  nm_query *q = NULL;
+  nm_filter f;
+  void *data = NULL;
+  size_t size = 0;
+  int ids[6], i, k, in_hole = 0, bad_ref = 0, arrived = 0;
+  CHECK(fz_fixture_mesh(&m) == NM_OK);
+  CHECK(nm_navmesh_version_new(m, NULL, &v1) == NM_OK);
+  nm_navmesh_release(m);
+  c = new_crowd(v1, 8, NULL);
+  nm_crowd_agent_params_init(&p, 0.4f);
+  CHECK(nm_query_new(v1, 64, NULL, &q) == NM_OK);
+  nm_filter_init(&f);
+  for (i = 0; i < 6; i++) { /* (the ground rises: the targets are snapped to it first) */
+    const float goal[3] = {21.0f, 0, 9.5f + (float)i}, ext[3] = {1, 8, 1};
+    float on[3];
+    nm_polyref ref = 0;
+    ids[i] = add(c, 3.0f, 9.5f + (float)i, &p);
+    CHECK(nm_query_find_nearest(q, goal, ext, &f, &ref, on, NULL) == NM_OK && ref);
+    CHECK(nm_crowd_request_move_target(c, ids[i], on) == NM_OK);
+  }
+  nm_query_free(q);
+  for (k = 0; k < 10; k++) nm_crowd_update(c, 0.05f);
+  CHECK(nm_navmesh_version_edit(v1, &v2) == NM_OK);
+  CHECK(nm_navmesh_remove_tile(v2, 1, 1, 0, &data, &size) == NM_OK);
+  nm_free_bytes(v2, data, size);
+  CHECK(nm_navmesh_version_commit(v2) == NM_OK);
+  CHECK(nm_crowd_set_navmesh(c, NULL) == NM_ERR_PARAM);
+  CHECK(nm_crowd_set_navmesh(c, v2) == NM_OK);
+  nm_navmesh_release(v1); /* the draft retained it: v2 keeps it alive until freed */
+  for (k = 0; k < 500; k++) {
+    nm_crowd_update(c, 0.05f);
+    for (i = 0; i < 6; i++) {
+      nm_crowd_agent_info a;
+      nm_crowd_get_agent(c, ids[i], &a);
+      if (a.state != NM_AGENT_WALKING) continue;
+      bad_ref += !nm_navmesh_is_valid_ref(v2, a.first_poly);
+      in_hole += a.pos[0] > 8.5f && a.pos[0] < 15.5f && a.pos[2] > 8.5f && a.pos[2] < 15.5f;
+      if (k == 499) arrived += dist2d(a.pos, 21.0f, 9.5f + (float)i) < 1.0f;
+    }
+  }
+  printf("# new version (middle tile removed): %d/6 arrived round the hole, (agent, tick) in the hole %d\n",
+         arrived, in_hole);
+  CHECK(bad_ref == 0 && in_hole == 0 && arrived == 6);
+  nm_crowd_free(c);
+  nm_navmesh_release(v2);
+}
+
 /* Velocity requests move the agent that way; a reset stops it. */
 TEST(velocity_and_reset) {
   nm_navmesh *m = rooms(0, 1, NULL);
@@ -607,6 +661,7 @@ int main(void) {
   RUN(far_target);
   RUN(offmesh);
   RUN(tile_changes);
+  RUN(new_version);
   RUN(velocity_and_reset);
   RUN(threads);
   RUN(bad_input);
