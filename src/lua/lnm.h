@@ -133,11 +133,13 @@ void lnm_acct_open(lua_State *L);
 size_t lnm_acct_bytes(lua_State *L);
 void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes);
 size_t lnm_handle_bytes(const lnm_mesh *h);
-/* The same for other objects (crowds): the state's allocator through its
- * account, charging and refunding with the object's own tally. */
-void lnm_acct_alloc(lua_State *L, nm_alloc *out);
-void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size_t bytes);
-void lnm_gc_refund(const nm_alloc *alloc, size_t *charged);
+/* The same for other objects (a tile cache, a build job): a sets the
+ * state's account allocator (and returns the bytes it holds now); charge
+ * and refund keep the object's count in *charged. */
+size_t lnm_acct_alloc(lua_State *L, nm_alloc *a);
+void lnm_gc_charge_to(lua_State *L, const nm_alloc *a, size_t *charged, size_t bytes);
+void lnm_gc_refund(const nm_alloc *a, size_t *charged);
+size_t lnm_alloc_bytes(const nm_alloc *a);
 
 /* ---- lutil.c: NavMesh handles ---- */
 extern const char *const lnm_handle_opts[];

@@ -450,9 +450,7 @@ size_t lnm_acct_bytes(lua_State *L) {
 }
 
 /* Bytes held through handle h's account now (all of its state's handles). */
-size_t lnm_handle_bytes(const lnm_mesh *h) {
-  return h->alloc.fn == acct_alloc ? ((const lnm_acct *)h->alloc.ud)->bytes : 0;
-}
+size_t lnm_handle_bytes(const lnm_mesh *h) { return lnm_alloc_bytes(&h->alloc); }
 
 /* Lowers the account's base to what the state holds now, less what was
  * charged since the module's last collection, when that is smaller: Lua's
@@ -481,8 +479,6 @@ void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
   lnm_gc_charge_to(L, &h->alloc, &h->charged, bytes);
 }
 
-/* lnm_gc_charge for any object allocating through an account (`a`, from
- * lnm_acct_alloc; *charged is its own tally). */
 void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size_t bytes) {
   lnm_acct *a = state_acct(L);
   if (!a || alloc->ud != a) return;
@@ -498,8 +494,7 @@ void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size
   a->base = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
 }
 
-/* Gives back what an object allocating through `alloc` was charged (it is
- * being closed). */
+/* Gives back what an object was charged (it is being closed). */
 void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) {
   lnm_acct *a = (lnm_acct *)alloc->ud;
   if (alloc->fn != acct_alloc) return;
@@ -507,16 +502,21 @@ void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) {
   *charged = 0;
 }
 
-/* The allocator of a new object of the state: through its account (as
- * NavMesh handles get it), or the state's own before lnm_acct_open. */
-void lnm_acct_alloc(lua_State *L, nm_alloc *out) {
+static void gc_refund(lnm_mesh *h) { lnm_gc_refund(&h->alloc, &h->charged); }
+
+size_t lnm_acct_alloc(lua_State *L, nm_alloc *alloc) {
   lnm_acct *a = state_acct(L);
   if (a) {
-    out->fn = acct_alloc;
-    out->ud = a;
-  } else {
-    out->fn = lua_getallocf(L, &out->ud);
+    alloc->fn = acct_alloc;
+    alloc->ud = a;
+    return a->bytes;
   }
+  alloc->fn = lua_getallocf(L, &alloc->ud);
+  return 0;
+}
+
+size_t lnm_alloc_bytes(const nm_alloc *a) {
+  return a->fn == acct_alloc ? ((const lnm_acct *)a->ud)->bytes : 0;
 }
 
 /* ---- handles ---- */
@@ -526,8 +526,7 @@ void lnm_acct_alloc(lua_State *L, nm_alloc *out) {
 lnm_mesh *lnm_new_handle(lua_State *L) {
   lnm_mesh *h = (lnm_mesh *)lua_newuserdata(L, sizeof *h);
   memset(h, 0, sizeof *h);
-  lnm_acct_alloc(L, &h->alloc);
-  h->mark = lnm_acct_bytes(L);
+  h->mark = lnm_acct_alloc(L, &h->alloc);
   nm_filter_init(&h->filter);
   luaL_setmetatable(L, LNM_MESH);
   return h;
@@ -566,7 +565,7 @@ void lnm_push_owned_bytes(lua_State *L, lnm_mesh *h, void *bytes, size_t len) {
 
 /* Frees everything a handle owns; idempotent. */
 void lnm_handle_close(lnm_mesh *h) {
-  lnm_gc_refund(&h->alloc, &h->charged);
+  gc_refund(h);
   if (h->mesh) drop_out(h);
   nm_query_free(h->q);
   h->q = NULL;
