@@ -181,6 +181,13 @@ $(B)/tsan/tests/test_build_job: spec/c/test_build_job.c spec/c/tap.h spec/c/trac
 
 test-build: $(B)/tsan/tests/test_versions_tsan $(B)/tsan/tests/test_build_job
 
+# The crowd with its update on worker threads (config.threads) under TSan.
+$(B)/tsan/tests/test_crowd: spec/c/test_crowd.c spec/c/tap.h spec/c/track_alloc.h spec/c/fixture.h $(B)/tsan/libnavmesh.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes -Isrc $(TSAN) $< $(B)/tsan/libnavmesh.a -lm -pthread -o $@
+
+test-build: $(B)/tsan/tests/test_crowd
+
 # ---- 1 vs 2 threads on one shared mesh (bench/threads.c) ----
 $(B)/bench/threads: bench/threads.c $(LIB)
 	@mkdir -p $(dir $@)
@@ -221,10 +228,10 @@ CROWD_CXX := g++ -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -I$(DETOUR_INC) -Ibench
 bench-crowd: all
 	@mkdir -p $(B)/bench
 	@if [ -f $(DETOUR_INC)/DetourCrowd.h ] && command -v g++ >/dev/null; then \
-	  $(CROWD_CXX) bench/crowd_diff.cpp $(LIB) -lDetourCrowd -lDetour -lm -o $(B)/bench/crowd_diff && \
+	  $(CROWD_CXX) bench/crowd_diff.cpp $(LIB) -lDetourCrowd -lDetour -lm -lpthread -o $(B)/bench/crowd_diff && \
 	  for s in dungeon_10 dungeon_25 dungeon_100 nav_test_10 nav_test_25 nav_test_100 city_10 city_25 city_100 city_500; do \
 	    $(B)/bench/crowd_diff $(SHARED) $$s; done; \
-	  $(CROWD_CXX) bench/crowd_bench.cpp $(LIB) -lDetourCrowd -lDetour -lm -o $(B)/bench/crowd_bench && \
+	  $(CROWD_CXX) bench/crowd_bench.cpp $(LIB) -lDetourCrowd -lDetour -lm -lpthread -o $(B)/bench/crowd_bench && \
 	  $(B)/bench/crowd_bench $(SHARED) 2>$(B)/bench-crowd.json; \
 	else echo "(crowd bench skipped: install librecast-dev and g++)"; fi
 .PHONY: bench-crowd

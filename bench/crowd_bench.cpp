@@ -12,6 +12,8 @@
 // of the rounds' ratios is reported. Then our crowd alone with our defaults
 // and with ORCA: time per tick, and (pair, recorded tick) overlaps deeper
 // than 10% of the radii sum, as the oracle test counts them, and arrivals.
+// For the 2000 agents, our defaults with the update on 1, 2 and 4 threads
+// (wall clock; the positions must be identical).
 //   crowd_bench <shared-dir> [seconds-ignored]   (BENCH_ROUNDS=n, default 3)
 #include <DetourNavMesh.h>
 #include <DetourNavMeshQuery.h>
@@ -87,10 +89,10 @@ static dtCrowd *detour_crowd(dtNavMesh *dm) {
 }
 
 // mode 0: Detour's limits; 1: our defaults; 2: our defaults with ORCA.
-static nm_crowd *our_crowd(nm_navmesh *mesh, int mode, std::vector<int> &ids) {
+static nm_crowd *our_crowd(nm_navmesh *mesh, int mode, std::vector<int> &ids, int threads = 1) {
   nm_crowd_agent_params ap;
   nm_filter f;
-  nm_crowd *c = cs_our_crowd(mesh, g_s.max_agents, g_s.max_agent_radius, mode, &ap, &f);
+  nm_crowd *c = cs_our_crowd(mesh, g_s.max_agents, g_s.max_agent_radius, mode, &ap, &f, threads);
   if (!c) return 0;
   ids.assign(g_s.agents, -1);
   for (int i = 0; i < g_s.agents; i++) nm_crowd_add_agent(c, g_s.start[i].pos, &ap, &ids[i]);
@@ -182,6 +184,64 @@ static double mean(const std::vector<double> &v) {
   return v.empty() ? 0 : s / v.size();
 }
 
+static double wall_now() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+// Our defaults with the update on `threads` threads: mean wall-clock ms per
+// update over the 400 ticks; *pos gets the final positions.
+static double threaded_run(nm_navmesh *mesh, int threads, std::vector<float> &pos) {
+  std::vector<int> ids;
+  nm_crowd *c = our_crowd(mesh, 1, ids, threads);
+  int n;
+  double total = 0;
+  for (int k = 0; k < g_s.ticks; k++) {
+    if (k == g_s.retarget_tick) retarget_ours(c, ids);
+    double t0 = wall_now();
+    nm_crowd_update(c, g_s.dt);
+    total += wall_now() - t0;
+  }
+  pos.assign(3 * g_s.agents, 0);
+  nm_crowd_positions(c, pos.data(), NULL, NULL, NULL, g_s.agents, &n);
+  nm_crowd_free(c);
+  return total / g_s.ticks * 1e3;
+}
+
+// 1, 2 and 4 threads in interleaved rounds (wall clock: the point is the
+// elapsed time of an update): mean ms per update, the median per-round
+// speed-up over 1 thread, and whether the final positions are identical.
+static void threads_table(nm_navmesh *mesh, const char *name, int rounds) {
+  const int counts[3] = {1, 2, 4};
+  std::vector<double> ms[3], speedup[3];
+  bool same = true;
+  for (int r = 0; r < rounds; r++) {
+    std::vector<float> p0, p;
+    double t[3];
+    for (int i = 0; i < 3; i++) {
+      t[i] = threaded_run(mesh, counts[i], i ? p : p0);
+      ms[i].push_back(t[i]);
+      speedup[i].push_back(t[0] / t[i]);
+      if (i && p != p0) same = false;
+    }
+  }
+  char load[64] = "?";
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (!fgets(load, sizeof load, f)) strcpy(load, "?");
+    fclose(f);
+    load[strcspn(load, "\n")] = 0;
+  }
+  printf("threads, %s %d agents (our defaults, wall clock, load average %s):", name, g_s.agents, load);
+  for (int i = 0; i < 3; i++)
+    printf(" %d: %.2f ms (x%.2f)", counts[i], mean(ms[i]), median(speedup[i]));
+  printf("; positions %s\n", same ? "identical" : "DIFFERENT");
+  fprintf(stderr, "{\"bench\":\"crowd_threads\",\"mesh\":\"%s\",\"agents\":%d,\"ms_1\":%.3f,\"ms_2\":%.3f,"
+          "\"ms_4\":%.3f,\"speedup_2\":%.3f,\"speedup_4\":%.3f,\"identical\":%s}\n", name, g_s.agents,
+          mean(ms[0]), mean(ms[1]), mean(ms[2]), median(speedup[1]), median(speedup[2]), same ? "true" : "false");
+}
+
 int main(int argc, char **argv) {
   const char *shared = argc > 1 ? argv[1] : "../shared";
   const char *r = getenv("BENCH_ROUNDS");
@@ -237,6 +297,7 @@ int main(int argc, char **argv) {
             sc.name, sc.agents, median(td), mean(td), median(to), mean(to), median(ratios), mean(tdef),
             *std::max_element(tdef.begin(), tdef.end()), mean(torca), ov_s, ov_o, ar_s, ar_o);
     fflush(stdout);
+    if (sc.agents == 2000) threads_table(mesh, sc.name, rounds);
     nm_navmesh_release(mesh);
     dtFreeNavMesh(dm);
   }

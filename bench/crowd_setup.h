@@ -43,13 +43,15 @@ static inline dtCrowd *cs_detour_crowd(dtNavMesh *dm, int max_agents, float max_
 
 // Our crowd with the same settings. mode 0: Detour's limits (dtCrowd's
 // motion), 1: our defaults, 2: our defaults with ORCA. *ap gets the agent
-// parameters; they point at *f, which must outlive the adds.
+// parameters; they point at *f, which must outlive the adds. threads: the
+// update's threads (the motion is the same with any number).
 static inline nm_crowd *cs_our_crowd(nm_navmesh *mesh, int max_agents, float max_radius, int mode,
-                                     nm_crowd_agent_params *ap, nm_filter *f) {
+                                     nm_crowd_agent_params *ap, nm_filter *f, int threads = 1) {
   nm_crowd_config cfg;
   nm_crowd *c = 0;
   if (mode == 0) nm_crowd_config_detour(&cfg, max_agents, max_radius);
   else nm_crowd_config_init(&cfg, max_agents, max_radius);
+  cfg.threads = threads;
   if (nm_crowd_new(mesh, &cfg, NULL, NULL, &c) < 0) return 0;
   for (int i = 0; i < 4; i++) {
     nm_avoidance_params p;

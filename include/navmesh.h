@@ -1095,8 +1095,11 @@ NM_API void nm_debug_scene_free(const nm_navmesh *mesh, nm_debug_scene *s);
  * the sampled avoidance, thousands of agents, salted agent ids, and agents
  * put back on the mesh when the tile under them goes and comes back.
  * A crowd retains its mesh and owns its query state. Deterministic: the same
- * calls give the same positions bit for bit. Not thread-safe (one thread per
- * crowd); the mesh must not change during nm_crowd_update. */
+ * calls give the same positions bit for bit, whatever config.threads. Not
+ * thread-safe (one thread at a time calls a crowd's functions); the mesh must
+ * not change during nm_crowd_update. With threads > 1 the update runs its
+ * per-agent phases on worker threads too, calling the allocator from them
+ * one at a time (under a lock), so it need not be thread-safe. */
 
 typedef struct nm_crowd nm_crowd;
 
@@ -1149,6 +1152,10 @@ typedef struct nm_crowd_config {
                             * path can reach it) is replaced by the nearest
                             * point of the agent's island, instead of a search
                             * over the whole island (Detour: 0) */
+  int threads;             /* threads an update uses for its per-agent phases
+                            * (the caller's and threads - 1 workers started
+                            * with the crowd) [Limit: 1 .. 64] (1). The
+                            * positions do not depend on it, bit for bit. */
 } nm_crowd_config;
 
 NM_API void nm_crowd_config_init(nm_crowd_config *cfg, int max_agents, float max_agent_radius);
@@ -1205,6 +1212,14 @@ NM_API void nm_crowd_agent_params_init(nm_crowd_agent_params *p, float radius);
 NM_API nm_status nm_crowd_new(nm_navmesh *mesh, const nm_crowd_config *cfg, const nm_alloc *alloc,
                               nm_diag *diag, nm_crowd **out);
 NM_API void nm_crowd_free(nm_crowd *crowd);
+/* Moves the crowd onto another version of its navmesh (retained; the old
+ * one is released): the latest version of a lineage (nm_navmesh_version_*,
+ * a tile cache publishing versions), so that agents see its changes.
+ * Polygon refs must keep their meaning across the two (refs of unchanged
+ * tiles equal, changed tiles with new salts), as versions of one mesh do.
+ * Agents keep their corridors while their polygons are valid; path
+ * searches in progress start again. ERR_PARAM for NULLs. */
+NM_API nm_status nm_crowd_set_navmesh(nm_crowd *crowd, nm_navmesh *mesh);
 
 /* Adds an agent at the navmesh point nearest to pos within the placement
  * box; *id gets its id (a slot number with a salt: ids of removed agents
@@ -1218,6 +1233,11 @@ NM_API nm_status nm_crowd_remove_agent(nm_crowd *crowd, int id);
 /* Replaces an agent's parameters (the filter is copied). ERR_PARAM. */
 NM_API nm_status nm_crowd_update_agent_params(nm_crowd *crowd, int id,
                                               const nm_crowd_agent_params *params);
+/* Reads an agent's parameters; params->filter points at the agent's copy
+ * of its filter (valid until its parameters change or it is removed).
+ * ERR_PARAM for an unknown or removed id. */
+NM_API nm_status nm_crowd_get_agent_params(const nm_crowd *crowd, int id,
+                                           nm_crowd_agent_params *params);
 
 /* Asks the agent to move to pos: snapped to the nearest polygon within the
  * placement box with the agent's filter. ERR_PARAM (bad id, non-finite

@@ -102,7 +102,7 @@ fi
 # tick, ORCA vs sampled avoidance
 if [ $DETOUR = 1 ] && [ -f $RC/DetourCrowd.h ]; then
   echo
-  g++ $CXXFLAGS -Ispec/c bench/crowd_bench.cpp $B/libnavmesh.a -lDetourCrowd -lDetour -lm -o $BIN/crowd_bench &&
+  g++ $CXXFLAGS -Ispec/c bench/crowd_bench.cpp $B/libnavmesh.a -lDetourCrowd -lDetour -lm -lpthread -o $BIN/crowd_bench &&
     $BIN/crowd_bench "$SHARED" "$SECS" 2>>"$JSON"
 else
   echo "(crowd bench skipped: install librecast-dev and g++ to run DetourCrowd side by side)"

@@ -201,6 +201,9 @@ done
 for t in $FUZZ_BUILT; do
   run_suite "fuzz-$t" replay_target "$t"
 done
+# crowd updates on worker threads (C only, TSan)
+run_suite c-crowd-tsan env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
+  "$B/tsan/tests/test_crowd"
 
 while [ -n "$(jobs -rp)" ]; do
   wait -n

@@ -9,7 +9,8 @@
 --
 -- Inputs are plain tables, so whatever makes them (a crowd, a tile cache)
 -- can be drawn:
---   paths      { {x,y,z, x,y,z, ...}, ... } or { {points = {...}, name = "..."}, ... }
+--   paths      { {x,y,z, x,y,z, ...}, ... } or { {points = {...}, name = "...",
+--                color = "#rrggbb", width = px, dots = false}, ... } (style optional)
 --   corridors  { {ref, ref, ...}, ... } or { {refs = {...}, name = "..."}, ... }
 --   obstacles  { {kind = "cylinder", center = {x,y,z}, radius = r, height = h},
 --                {kind = "box", bmin = {x,y,z}, bmax = {x,y,z}},
@@ -58,11 +59,28 @@ local function list_of(v, what)
   return v
 end
 
+-- A path's optional drawing style: color ("#rrggbb" or a colour name),
+-- width (px), dots (false: no circle at each point, as for agent trails).
+local function path_style(p, out, what)
+  if p.color ~= nil then
+    if type(p.color) ~= "string" or not (p.color:match("^#%x%x%x%x%x%x$") or p.color:match("^%a+$")) then
+      error(what .. ".color: \"#rrggbb\" or a colour name expected", 4)
+    end
+    out.color = p.color
+  end
+  if p.width ~= nil then
+    if not finite(p.width) or p.width <= 0 then error(what .. ".width: number > 0 expected", 4) end
+    out.width = p.width
+  end
+  if p.dots ~= nil then out.dots = p.dots and true or false end
+  return out
+end
+
 local function norm_paths(paths)
   local out = {}
   for i, p in ipairs(list_of(paths, "paths")) do
-    local pts = p.points or p
-    out[i] = { name = p.name or ("path " .. i), points = flat_points(pts, "paths[" .. i .. "]") }
+    local pts, what = p.points or p, "paths[" .. i .. "]"
+    out[i] = path_style(p, { name = p.name or ("path " .. i), points = flat_points(pts, what) }, what)
   end
   return out
 end
@@ -326,12 +344,12 @@ local PATH_COLOURS = { "#d0463c", "#2f6fce", "#2e9e4f", "#8e44ad", "#d35400", "#
 
 local function draw_paths(out, f, paths)
   for i, p in ipairs(paths) do
-    local c, q = PATH_COLOURS[(i - 1) % #PATH_COLOURS + 1], {}
+    local c, q = p.color or PATH_COLOURS[(i - 1) % #PATH_COLOURS + 1], {}
     local v = p.points
     for k = 1, #v, 3 do q[#q + 1] = pt(f, v[k], v[k + 2]) end
-    out[#out + 1] = fmt('<g class="path" stroke="%s" fill="%s"><polyline fill="none" stroke-width="3" points="%s"/>', c, c,
-                        concat(q, " "))
-    for k = 1, #v, 3 do
+    out[#out + 1] = fmt('<g class="path" stroke="%s" fill="%s"><polyline fill="none" stroke-width="%s" points="%s"/>', c, c,
+                        p.width or 3, concat(q, " "))
+    for k = 1, p.dots ~= false and #v or 0, 3 do
       local x, y = px(f, v[k], v[k + 2])
       out[#out + 1] = fmt('<circle cx="%.1f" cy="%.1f" r="4"/>', x, y)
     end

@@ -294,6 +294,33 @@ TEST(debug) {
                          "  and 'ok' or 'bad result'");
 }
 
+/* A crowd on the fixture: made, agents added (a filter, ORCA for some),
+ * targets, updates (corridors grow, paths are queued), read back, an agent
+ * removed, the update on two threads: every allocation of add and update
+ * failing in turn. */
+static const char crowd_chunk[] =
+    "local c = navmesh.crowd(mesh, {maxAgents = 8, maxAgentRadius = 0.5, threads = 2})\n"
+    "local f = navmesh.filter{exclude = 4}\n"
+    "local ids = {}\n"
+    "for i = 1, 4 do\n"
+    "  ids[i] = assert(c:addAgent(1 + i, 0.2, 2, {radius = 0.4, filter = f, avoidance = i % 2 == 0 and 'orca' or nil}))\n"
+    "end\n"
+    "for i = 1, 4 do assert(c:requestMoveTarget(ids[i], 21, 1.5, 22)) end\n"
+    "for k = 1, 30 do c:update(0.05) end\n"
+    "local pos, n = c:positions({}, {})\n"
+    "local a = c:getAgent(ids[1])\n"
+    "c:removeAgent(ids[2])\n"
+    "c:setObstacleAvoidanceParams(1, 'high')\n"
+    "return (n == 4 and #pos == 12 and #a.corridor > 1) and 'ok' or ('bad result ' .. n .. ' ' .. #a.corridor)";
+
+TEST(crowd) {
+  scenario("crowd", crowd_chunk);
+  big_scenario("crowd, big", "local c = navmesh.crowd(mesh, {maxAgents = 2000})\n"
+                             "local id = assert(c:addAgent(2, 0.2, 2))\n"
+                             "assert(c:requestMoveTarget(id, 21, 1.5, 22))\n"
+                             "for k = 1, 10 do c:update(0.05) end return 'ok'");
+}
+
 int main(void) {
   make_data();
   RUN(load);
@@ -303,6 +330,7 @@ int main(void) {
   RUN(build);
   RUN(debug);
   RUN(big_blocks);
+  RUN(crowd);
   unlink(g_path);
   unlink(g_obj);
   unlink(g_out);

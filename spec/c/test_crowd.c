@@ -1,7 +1,7 @@
 /* test_crowd.c -- the crowd on small hand-made navmeshes (no ../shared
  * needed): two rooms joined by doorways, a long strip, the 3 x 3 tile
- * fixture; corridor merges; bad input; allocation failure at every point
- * of create, add and update. */
+ * fixture; corridor merges; the same motion with 1 to 4 threads; bad input;
+ * allocation failure at every point of create, add and update. */
 #include <math.h>
 #include <stdlib.h>
 #include "tap.h"
@@ -377,6 +377,60 @@ TEST(tile_changes) {
   nm_navmesh_release(m);
 }
 
+/* The crowd moves onto a newer version of its mesh (the middle tile
+ * removed): agents go round the hole and arrive; the old version is
+ * released by everyone else and never touched again (ASan). */
+TEST(new_version) {
+  nm_navmesh *m = NULL, *v1 = NULL, *v2 = NULL;
+  nm_crowd *c;
+  nm_crowd_agent_params p;
+  nm_query *q = NULL;
+  nm_filter f;
+  void *data = NULL;
+  size_t size = 0;
+  int ids[6], i, k, in_hole = 0, bad_ref = 0, arrived = 0;
+  CHECK(fz_fixture_mesh(&m) == NM_OK);
+  CHECK(nm_navmesh_version_new(m, NULL, &v1) == NM_OK);
+  nm_navmesh_release(m);
+  c = new_crowd(v1, 8, NULL);
+  nm_crowd_agent_params_init(&p, 0.4f);
+  CHECK(nm_query_new(v1, 64, NULL, &q) == NM_OK);
+  nm_filter_init(&f);
+  for (i = 0; i < 6; i++) { /* (the ground rises: the targets are snapped to it first) */
+    const float goal[3] = {21.0f, 0, 9.5f + (float)i}, ext[3] = {1, 8, 1};
+    float on[3];
+    nm_polyref ref = 0;
+    ids[i] = add(c, 3.0f, 9.5f + (float)i, &p);
+    CHECK(nm_query_find_nearest(q, goal, ext, &f, &ref, on, NULL) == NM_OK && ref);
+    CHECK(nm_crowd_request_move_target(c, ids[i], on) == NM_OK);
+  }
+  nm_query_free(q);
+  for (k = 0; k < 10; k++) nm_crowd_update(c, 0.05f);
+  CHECK(nm_navmesh_version_edit(v1, &v2) == NM_OK);
+  CHECK(nm_navmesh_remove_tile(v2, 1, 1, 0, &data, &size) == NM_OK);
+  nm_free_bytes(v2, data, size);
+  CHECK(nm_navmesh_version_commit(v2) == NM_OK);
+  CHECK(nm_crowd_set_navmesh(c, NULL) == NM_ERR_PARAM);
+  CHECK(nm_crowd_set_navmesh(c, v2) == NM_OK);
+  nm_navmesh_release(v1); /* the draft retained it: v2 keeps it alive until freed */
+  for (k = 0; k < 500; k++) {
+    nm_crowd_update(c, 0.05f);
+    for (i = 0; i < 6; i++) {
+      nm_crowd_agent_info a;
+      nm_crowd_get_agent(c, ids[i], &a);
+      if (a.state != NM_AGENT_WALKING) continue;
+      bad_ref += !nm_navmesh_is_valid_ref(v2, a.first_poly);
+      in_hole += a.pos[0] > 8.5f && a.pos[0] < 15.5f && a.pos[2] > 8.5f && a.pos[2] < 15.5f;
+      if (k == 499) arrived += dist2d(a.pos, 21.0f, 9.5f + (float)i) < 1.0f;
+    }
+  }
+  printf("# new version (middle tile removed): %d/6 arrived round the hole, (agent, tick) in the hole %d\n",
+         arrived, in_hole);
+  CHECK(bad_ref == 0 && in_hole == 0 && arrived == 6);
+  nm_crowd_free(c);
+  nm_navmesh_release(v2);
+}
+
 /* Velocity requests move the agent that way; a reset stops it. */
 TEST(velocity_and_reset) {
   nm_navmesh *m = rooms(0, 1, NULL);
@@ -397,6 +451,67 @@ TEST(velocity_and_reset) {
   CHECK(sqrtf(a.vel[0] * a.vel[0] + a.vel[2] * a.vel[2]) < 1e-3f && a.target_state == NM_TARGET_NONE);
   nm_crowd_free(c);
   nm_navmesh_release(m);
+}
+
+/* ---- threads ---- */
+
+#define THREAD_AGENTS 80
+#define THREAD_TICKS 300
+
+/* 80 agents (a quarter with ORCA) crossing the rooms both ways with
+ * `threads` threads: every position and velocity after every tick into
+ * out [THREAD_TICKS * THREAD_AGENTS * 6]. */
+static void threads_run(int threads, float *out, int *velocity_samples, unsigned long *worker_steps) {
+  nm_navmesh *m = rooms(1, 1, NULL);
+  nm_crowd_config cfg;
+  nm_crowd *c = NULL;
+  nm_crowd_agent_params p;
+  int i, k, n;
+  nm_crowd_config_init(&cfg, THREAD_AGENTS, 0.5f);
+  cfg.threads = threads;
+  CHECK(nm_crowd_new(m, &cfg, NULL, NULL, &c) == NM_OK);
+  nm_crowd_agent_params_init(&p, 0.45f);
+  for (i = 0; i < THREAD_AGENTS; i++) {
+    const int left = i % 2 == 0;
+    const float z = 1.5f + (float)(i / 2 % 18), x = 2.0f + (float)(i / 36) * 1.2f;
+    p.avoidance = i % 4 == 3 ? NM_AVOID_ORCA : NM_AVOID_SAMPLED;
+    target(c, add(c, left ? x : 42.0f - x, z, &p), left ? 40.0f - x : x, 19.0f - z);
+  }
+  *velocity_samples = 0;
+  for (k = 0; k < THREAD_TICKS; k++) {
+    nm_crowd_stats st;
+    CHECK(nm_crowd_update(c, 0.05f) == NM_OK);
+    nm_crowd_get_stats(c, &st);
+    *velocity_samples += st.velocity_samples;
+    nm_crowd_positions(c, &out[k * THREAD_AGENTS * 6], &out[k * THREAD_AGENTS * 6 + THREAD_AGENTS * 3], NULL,
+                       NULL, THREAD_AGENTS, &n);
+    CHECK(n == THREAD_AGENTS);
+  }
+  *worker_steps = c->pool.worker_steps;
+  nm_crowd_free(c);
+  nm_navmesh_release(m);
+}
+
+/* The same crowd with 1, 2, 3 and 4 threads: identical positions and
+ * velocities after every tick, and the same work counted. */
+TEST(threads) {
+  const size_t n = (size_t)THREAD_TICKS * THREAD_AGENTS * 6;
+  float *one = (float *)malloc(n * sizeof(float)), *more = (float *)malloc(n * sizeof(float));
+  int threads, s1, s;
+  unsigned long w;
+  threads_run(1, one, &s1, &w);
+  CHECK(w == 0);
+  for (threads = 2; threads <= 4; threads++) {
+    threads_run(threads, more, &s, &w);
+    printf("# %d threads: %s positions and velocities over %d ticks of %d agents (velocity samples %d, 1 thread "
+           "%d; %lu agent steps run by the workers)\n", threads,
+           memcmp(one, more, n * sizeof(float)) ? "different" : "identical", THREAD_TICKS, THREAD_AGENTS, s, s1, w);
+    CHECK(memcmp(one, more, n * sizeof(float)) == 0);
+    CHECK(s == s1);
+    CHECK(w > 0);
+  }
+  free(one);
+  free(more);
 }
 
 /* ---- bad input ---- */
@@ -464,7 +579,7 @@ TEST(bad_input) {
 /* Makes a crowd on the strip, adds an agent far from its target and steps
  * until the whole path is in: every allocation on the way may fail.
  * *phase: 1 creation failed, 2 adding failed, 3 an update failed. */
-static nm_status alloc_run(track *t, nm_navmesh *m, int *arrived, int *phase) {
+static nm_status alloc_run(track *t, nm_navmesh *m, int threads, int *arrived, int *phase) {
   nm_alloc a = {track_fn, t};
   nm_crowd_config cfg;
   nm_crowd *c = NULL;
@@ -473,6 +588,7 @@ static nm_status alloc_run(track *t, nm_navmesh *m, int *arrived, int *phase) {
   nm_status st, worst = NM_OK;
   int id, k;
   nm_crowd_config_init(&cfg, 4, 0.6f);
+  cfg.threads = threads;
   *phase = 1;
   if ((st = nm_crowd_new(m, &cfg, &a, NULL, &c)) < 0) return st;
   *phase = 2;
@@ -499,20 +615,23 @@ static nm_status alloc_run(track *t, nm_navmesh *m, int *arrived, int *phase) {
   return worst;
 }
 
-TEST(alloc_failure) {
+/* Every allocation of a run failing in turn, with `threads` threads (the
+ * workers' contexts are allocated too, and the steps on workers allocate
+ * through the locked allocator). */
+static void alloc_failures(int threads) {
   nm_navmesh *m = strip(300, NULL);
   track t;
   long total, i;
   int arrived = 0, failures = 0, nomem = 0, phase, in_update = 0;
   memset(&t, 0, sizeof t);
-  CHECK(alloc_run(&t, m, &arrived, &phase) == NM_OK && arrived && t.live == 0);
+  CHECK(alloc_run(&t, m, threads, &arrived, &phase) == NM_OK && arrived && t.live == 0);
   total = t.allocs;
   for (i = 1; i <= total; i++) {
     nm_status st;
     memset(&t, 0, sizeof t);
     t.fail_at = i;
     arrived = 0;
-    st = alloc_run(&t, m, &arrived, &phase);
+    st = alloc_run(&t, m, threads, &arrived, &phase);
     failures += t.failed > 0;
     nomem += st == NM_ERR_NOMEM;
     CHECK(t.live == 0 && t.bad_sizes == 0);
@@ -522,11 +641,16 @@ TEST(alloc_failure) {
       CHECK(arrived);
     }
   }
-  printf("# %ld allocations in a run, each failed once: %d NM_ERR_NOMEM (%d in updates, the agent "
-         "still arrives), nothing leaked\n", total, nomem, in_update);
+  printf("# %d thread%s: %ld allocations in a run, each failed once: %d NM_ERR_NOMEM (%d in updates, the "
+         "agent still arrives), nothing leaked\n", threads, threads > 1 ? "s" : "", total, nomem, in_update);
   CHECK(in_update > 0);
   CHECK(failures == total && nomem == total);
   nm_navmesh_release(m);
+}
+
+TEST(alloc_failure) {
+  alloc_failures(1);
+  alloc_failures(3);
 }
 
 int main(void) {
@@ -537,7 +661,9 @@ int main(void) {
   RUN(far_target);
   RUN(offmesh);
   RUN(tile_changes);
+  RUN(new_version);
   RUN(velocity_and_reset);
+  RUN(threads);
   RUN(bad_input);
   RUN(alloc_failure);
   return tap_done();

@@ -193,6 +193,38 @@ local function check_city()
   city:close()
 end
 
+-- A real crowd run (examples/crowd.lua, 40 agents through the doorway)
+-- loaded into the page: the replay shows its frames, and "play" advances
+-- them with the agents drawn where the recording has them.
+local function check_crowd_replay()
+  local svg, json = TMP .. "/crowd.svg", TMP .. "/crowd.json"
+  local ok = os.execute(("LUA_PATH='lua/?.lua;examples/?.lua;;' LUA_CPATH='build/5.4/?.so;;' lua5.4 examples/crowd.lua %s %s 40 >%s/crowd.log 2>&1")
+    :format(svg, json, TMP))
+  local f = io.open(json, "rb")
+  local text = f and f:read("*a")
+  if f then f:close() end
+  if not say((ok == true or ok == 0) and text ~= nil, "examples/crowd.lua writes a crowd recording (" .. json .. ")") then return end
+  local rec = cjson.decode(text).recording
+  js("viewer.loadExport(JSON.parse(arguments[0]), 'crowd'); return true", text)
+  local shown = js("return [viewer.replay.on, viewer.data.recording.frames.length, !document.getElementById('replay').hidden]")
+  say(shown[1] == true and shown[2] == #rec.frames and shown[3] == true,
+      ("the page offers the replay of the recording's %d frames of %d agents"):format(#rec.frames, #rec.frames[1] / 3),
+      cjson.encode(shown))
+  js("document.getElementById('play').click(); return true")
+  local frame = wait_for("return viewer.replay.frame >= 10 ? viewer.replay.frame : null", 20)
+  local label = js("return document.getElementById('framelabel').textContent")
+  say(frame ~= nil and label:find(("frame %d/"):format(frame + 1), 1, true) ~= nil,
+      ("play advances the replay (%s)"):format(label), label)
+  js("document.getElementById('play').click(); return true") -- pause where it is
+  local i = js("return viewer.replay.frame")
+  local agents = js("return (function(){ const r = viewer.data.recording, f = r.frames[viewer.replay.frame]; " ..
+                    "return [f.length / 3, f[0], f[2]]; })()")
+  local want = rec.frames[i + 1]
+  say(agents[1] == #want / 3 and math.abs(agents[2] - want[1]) < 1e-9 and math.abs(agents[3] - want[3]) < 1e-9,
+      ("frame %d holds the recording's %d agents where the crowd had them"):format(i, #want / 3), cjson.encode(agents))
+  say(screenshot("build/viewer-crowd.png"), "screenshot of the replay written to build/viewer-crowd.png")
+end
+
 local ok, err = pcall(function()
   say(start_session() ~= nil, "chromedriver starts headless Chromium (/usr/bin/chromium)")
   wd("POST", "/session/" .. session .. "/url", { url = ("http://127.0.0.1:%d/"):format(web_port) })
@@ -204,6 +236,7 @@ local ok, err = pcall(function()
   check_hover(mesh)
   check_route(mesh)
   say(screenshot("build/viewer-test.png"), "screenshot written to build/viewer-test.png")
+  check_crowd_replay()
   check_city()
 end)
 if not ok then say(false, "the browser session ran to its end", err) end

@@ -6,7 +6,8 @@
 # /usr/bin/chromium (never a downloaded browser) with a fresh profile;
 # spec/hosts/viewer_drive.lua opens http://127.0.0.1:PORT/, hovers and
 # clicks two points and checks the shown paths against mesh:path in plain
-# Lua 5.4, writes build/viewer-test.png, then loads the city export and
+# Lua 5.4, writes build/viewer-test.png, replays a crowd run recorded by
+# examples/crowd.lua (build/viewer-crowd.png), then loads the city export and
 # reports the page's frame times during a scripted pan. Skips (one "ok #
 # SKIP" line) where Chromium or chromedriver is not installed. nginx and
 # chromedriver are stopped by their own pids. Output: TAP.

@@ -20,6 +20,7 @@ void nm_crowd_config_init(nm_crowd_config *cfg, int max_agents, float max_agent_
   cfg->max_iterations = 400;
   cfg->queue_size = 8;
   cfg->island_targets = 1;
+  cfg->threads = 1;
 }
 
 void nm_crowd_config_detour(nm_crowd_config *cfg, int max_agents, float max_agent_radius) {
@@ -85,6 +86,8 @@ static nm_status config_check(const nm_crowd_config *c, nm_diag *d) {
     return nm_diag_set(d, NM_ERR_PARAM, "maxIterations", "maxIterations must be >= 1");
   if (c->queue_size < 1 || c->queue_size > 64)
     return nm_diag_set(d, NM_ERR_PARAM, "queueSize", "queueSize must be in 1..64");
+  if (c->threads < 1 || c->threads > 64)
+    return nm_diag_set(d, NM_ERR_PARAM, "threads", "threads must be in 1..64");
   return NM_OK;
 }
 
@@ -112,7 +115,8 @@ static nm_status crowd_alloc(nm_crowd *c) {
   for (i = 0; i < n; i++) c->agents[i].salt = 1;
   if ((st = nm_query_new(c->mesh, NM_LOCAL_NODES, a, &c->q)) < 0) return st;
   if ((st = nm_grid_init(&c->grid, a, n, c->cfg.max_agent_radius * 3)) < 0) return st;
-  return nm_pathq_init(&c->pq, a, c->mesh, c->cfg.queue_size, search_nodes(&c->cfg, c->mesh), lim);
+  st = nm_pathq_init(&c->pq, a, c->mesh, c->cfg.queue_size, search_nodes(&c->cfg, c->mesh), lim);
+  return st < 0 ? st : nm_crowd_pool_start(c, c->cfg.threads);
 }
 
 nm_status nm_crowd_new(nm_navmesh *mesh, const nm_crowd_config *cfg, const nm_alloc *alloc,
@@ -146,6 +150,7 @@ void nm_crowd_free(nm_crowd *c) {
   int i;
   if (!c) return;
   a = c->alloc;
+  nm_crowd_pool_stop(c);
   if (c->agents)
     for (i = 0; i < c->cfg.max_agents; i++) nm_corridor_free(&c->agents[i].corridor, &a);
   nm_free(&a, c->agents, (size_t)c->cfg.max_agents * sizeof(nm_agent));
@@ -156,6 +161,21 @@ void nm_crowd_free(nm_crowd *c) {
   nm_query_free(c->q);
   nm_navmesh_release(c->mesh);
   nm_free(&a, c, sizeof *c);
+}
+
+nm_status nm_crowd_set_navmesh(nm_crowd *c, nm_navmesh *mesh) {
+  int i;
+  if (!c || !mesh) return NM_ERR_PARAM;
+  if (mesh == c->mesh) return NM_OK;
+  nm_navmesh_retain(mesh);
+  nm_navmesh_release(c->mesh);
+  c->mesh = mesh;
+  nm_query_set_mesh(c->q, mesh);
+  for (i = 1; c->pool.ctx && i < c->cfg.threads; i++) nm_query_set_mesh(c->pool.ctx[i].q, mesh);
+  nm_pathq_set_mesh(&c->pq, mesh);
+  for (i = 0; i < c->cfg.max_agents; i++) /* island goals are looked at again */
+    c->agents[i].plan_generation = mesh->generation - 1;
+  return NM_OK;
 }
 
 int nm_crowd_merge_reserve(nm_crowd *c, int n) {
@@ -203,6 +223,13 @@ nm_status nm_crowd_update_agent_params(nm_crowd *c, int id, const nm_crowd_agent
   nm_agent *ag = nm_crowd_agent(c, id);
   if (!ag || params_check(params) < 0) return NM_ERR_PARAM;
   set_params(ag, params);
+  return NM_OK;
+}
+
+nm_status nm_crowd_get_agent_params(const nm_crowd *c, int id, nm_crowd_agent_params *params) {
+  const nm_agent *ag = nm_crowd_agent(c, id);
+  if (!ag || !params) return NM_ERR_PARAM;
+  *params = ag->params;
   return NM_OK;
 }
 

@@ -142,21 +142,22 @@ static int lower_bound(const uint64_t *keys, int lo, int hi, uint64_t k) {
   return lo;
 }
 
-/* A new query stamp; on wraparound the stamps are cleared. */
-static uint32_t next_stamp(nm_grid *g) {
-  if (++g->stamp == 0) {
-    memset(g->seen, 0, (size_t)g->max_ids * sizeof(uint32_t));
-    g->stamp = 1;
+/* A new query stamp in *stamp; on wraparound the marks are cleared. */
+static uint32_t next_stamp(const nm_grid *g, uint32_t *seen, uint32_t *stamp) {
+  if (++*stamp == 0) {
+    memset(seen, 0, (size_t)g->max_ids * sizeof(uint32_t));
+    *stamp = 1;
   }
-  return g->stamp;
+  return *stamp;
 }
 
-int nm_grid_query(nm_grid *g, float minx, float miny, float maxx, float maxy, uint32_t *ids, int max) {
+int nm_grid_query_marks(const nm_grid *g, uint32_t *seen, uint32_t *stamp, float minx, float miny,
+                        float maxx, float maxy, uint32_t *ids, int max) {
   const int x0 = nm_maxi(cell_of(minx, g->inv_cell_size), g->xmin);
   const int x1 = nm_mini(cell_of(maxx, g->inv_cell_size), g->xmax);
   const int y0 = nm_maxi(cell_of(miny, g->inv_cell_size), g->ymin);
   const int y1 = nm_mini(cell_of(maxy, g->inv_cell_size), g->ymax);
-  const uint32_t stamp = next_stamp(g);
+  const uint32_t mark = next_stamp(g, seen, stamp);
   int y, n = 0;
   if (!g->count || x0 > x1) return 0;
   for (y = y0; y <= y1; ++y) {
@@ -166,11 +167,15 @@ int nm_grid_query(nm_grid *g, float minx, float miny, float maxx, float maxy, ui
                      : lower_bound(g->keys, 0, g->count, cell_key(g, x0, y));
     for (; i < g->count && g->keys[i] <= hi; i++) {
       const uint32_t id = g->ids[i];
-      if (g->seen[id] == stamp) continue;
+      if (seen[id] == mark) continue;
       if (n >= max) return n;
-      g->seen[id] = stamp;
+      seen[id] = mark;
       ids[n++] = id;
     }
   }
   return n;
+}
+
+int nm_grid_query(nm_grid *g, float minx, float miny, float maxx, float maxy, uint32_t *ids, int max) {
+  return nm_grid_query_marks(g, g->seen, &g->stamp, minx, miny, maxx, maxy, ids, max);
 }

@@ -10,6 +10,7 @@
 #define NM_CROWD_H
 
 #include "../query/nm_query.h"
+#include "../core/nm_thread.h"
 
 #define NM_CORRIDOR_START_CAP 64  /* first corridor allocation without a limit */
 #define NM_BOUNDARY_MAX_SEGS 8    /* wall segments kept per agent (Detour's) */
@@ -121,6 +122,10 @@ NM_INTERNAL void nm_grid_add(nm_grid *g, uint32_t id, float minx, float miny, fl
 NM_INTERNAL void nm_grid_finish(nm_grid *g);
 NM_INTERNAL int nm_grid_query(nm_grid *g, float minx, float miny, float maxx, float maxy,
                               uint32_t *ids, int max);
+/* The same with the caller's marks (seen [max_ids], *stamp): queries on
+ * several threads at once, each with its own marks, read the grid only. */
+NM_INTERNAL int nm_grid_query_marks(const nm_grid *g, uint32_t *seen, uint32_t *stamp, float minx,
+                                    float miny, float maxx, float maxy, uint32_t *ids, int max);
 
 /* ---- path queue (pathq.c): long searches, sliced over updates ---- */
 enum { NM_PQ_IDLE = 0, NM_PQ_RUNNING = 1, NM_PQ_DONE = 2, NM_PQ_FAILED = 3 };
@@ -177,6 +182,10 @@ NM_INTERNAL int nm_pathq_status(const nm_pathq *pq, uint32_t handle);
 NM_INTERNAL int nm_pathq_result(nm_pathq *pq, uint32_t handle, nm_polyref **path, int *npath,
                                 int *partial);
 NM_INTERNAL int nm_pathq_pending(const nm_pathq *pq);
+/* Moves the queue onto another version of its mesh: searches in progress
+ * and results not collected fail (their agents ask again), remembered
+ * searches are forgotten. */
+NM_INTERNAL void nm_pathq_set_mesh(nm_pathq *pq, nm_navmesh *mesh);
 
 /* ---- obstacle avoidance (avoid.c: sampled; orca.c: ORCA) ---- */
 typedef struct nm_obstacle_circle {
@@ -254,6 +263,45 @@ typedef struct nm_agent {
   nm_agent_anim anim;
 } nm_agent;
 
+/* What one thread needs to run the per-agent phases (workers.c): its own
+ * query, avoidance scratch, grid marks, allocator and counters. Context 0
+ * is the calling thread's (the crowd's own query and allocator). */
+typedef struct nm_crowd_ctx {
+  nm_query *q;
+  nm_avoid avoid;
+  uint32_t *seen;              /* grid marks [max_agents] (NULL: the grid's own) */
+  uint32_t stamp;
+  nm_alloc alloc;              /* the crowd's, or the locked one with workers */
+  int samples;                 /* velocity samples scored in this update */
+} nm_crowd_ctx;
+
+struct nm_crowd;
+/* One per-agent step of a phase (the agent's slot state is its own to write;
+ * it reads other agents only where the phase does not write them). */
+typedef void (*nm_crowd_step)(struct nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt);
+
+/* The worker threads of a crowd (config.threads - 1 of them). */
+typedef struct nm_crowd_pool {
+  int nworkers;
+  nm_crowd_ctx *ctx;           /* [nworkers + 1]: 0 is the caller's */
+#ifdef NM_HAVE_PTHREADS
+  pthread_t *threads;          /* [nworkers] */
+  pthread_mutex_t lock;
+  pthread_cond_t start, done;
+#endif
+  nm_lock alloc_lock;          /* serialises the crowd's allocator */
+  int started;                 /* nm_crowd_pool_start ran */
+  int ready;                   /* lock and conditions made */
+  unsigned gen;                /* bumped for each phase */
+  int in_flight;               /* workers running blocks of the phase */
+  unsigned long worker_steps;  /* agent steps the workers ran (for tests) */
+  int quit;
+  int count;                   /* agents of the phase (0 once it is closed) */
+  int next;                    /* next block of active agents (atomic) */
+  nm_crowd_step step;          /* the phase being run */
+  float dt;
+} nm_crowd_pool;
+
 struct nm_crowd {
   nm_alloc alloc;
   nm_navmesh *mesh;
@@ -265,13 +313,24 @@ struct nm_crowd {
   int nactive;
   nm_crowd_config cfg;
   nm_avoidance_params avoid_params[NM_CROWD_MAX_AVOIDANCE_PARAMS];
-  nm_avoid avoid;
   nm_polyref *merge;           /* scratch for joining a queued path to a corridor */
   int merge_cap;
   float ext[3];                /* placement box half extents */
   nm_crowd_stats stats;
   int nomem;                   /* memory ran out during this update */
+  nm_crowd_ctx ctx0;           /* the calling thread's context */
+  nm_crowd_pool pool;          /* workers (none with threads = 1) */
 };
+
+/* workers.c: starts config.threads - 1 workers with their contexts (fewer
+ * when threads cannot be started: the results are the same); stops them. */
+NM_INTERNAL nm_status nm_crowd_pool_start(nm_crowd *c, int threads);
+NM_INTERNAL void nm_crowd_pool_stop(nm_crowd *c);
+/* Runs step for every active agent, in blocks over the threads; returns
+ * when all are done. */
+NM_INTERNAL void nm_crowd_run(nm_crowd *c, nm_crowd_step step, float dt);
+/* Velocity samples scored by all contexts in this update (and resets). */
+NM_INTERNAL int nm_crowd_take_samples(nm_crowd *c);
 
 /* crowd.c */
 NM_INTERNAL nm_agent *nm_crowd_agent(const nm_crowd *c, int id);
@@ -290,7 +349,8 @@ NM_INTERNAL void nm_crowd_check_paths(nm_crowd *c, float dt);
 NM_INTERNAL void nm_crowd_move_requests(nm_crowd *c);
 NM_INTERNAL void nm_crowd_optimize_topology(nm_crowd *c, float dt);
 
-/* steer.c: the per-agent phases of an update */
+/* steer.c: the per-agent phases of an update (each over all agents,
+ * through nm_crowd_run where they may run on several threads) */
 NM_INTERNAL void nm_crowd_neighbours(nm_crowd *c);
 NM_INTERNAL void nm_crowd_corners(nm_crowd *c);
 NM_INTERNAL void nm_crowd_offmesh_trigger(nm_crowd *c);

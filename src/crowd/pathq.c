@@ -244,6 +244,17 @@ int nm_pathq_result(nm_pathq *pq, uint32_t handle, nm_polyref **path, int *npath
   return 1;
 }
 
+void nm_pathq_set_mesh(nm_pathq *pq, nm_navmesh *mesh) {
+  int i;
+  nm_query_set_mesh(pq->q, mesh);
+  for (i = 0; i < pq->nslots; i++) /* searches and results of the old mesh */
+    if (pq->slots[i].handle && pq->slots[i].status != NM_PQ_FAILED) {
+      pq->slots[i].status = NM_PQ_FAILED;
+      pq->slots[i].keep_alive = 0;
+    }
+  for (i = 0; i < NM_PQ_CACHE; i++) pq->cache[i].used = 0;
+}
+
 int nm_pathq_pending(const nm_pathq *pq) {
   int i, n = 0;
   for (i = 0; i < pq->nslots; i++) n += pq->slots[i].handle != 0;

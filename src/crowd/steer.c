@@ -4,11 +4,12 @@
  * ORCA), integration, collision resolution, the move along the navmesh,
  * and the animation over off-mesh connections.
  *
- * Each phase runs over all agents before the next starts, in slot order,
- * and reads only what earlier phases wrote (neighbours read each other's
- * velocities from the previous tick, positions as collision resolution
- * leaves them), so the result does not depend on how a phase is split.
- * Float operations follow Detour's order. */
+ * Each phase runs over all agents before the next starts and reads only
+ * what earlier phases wrote (neighbours read each other's velocities from
+ * the previous tick, positions as collision resolution leaves them); an
+ * agent's step writes only that agent, so the result does not depend on how
+ * a phase is split: nm_crowd_run runs the steps in slot order, or in blocks
+ * on several threads (workers.c). Float operations follow Detour's order. */
 #include "nm_crowd.h"
 
 #define MAX_GRID_IDS 32           /* ids taken from the grid per query (Detour's) */
@@ -42,11 +43,12 @@ static int add_neighbour(nm_crowd_nei *neis, int n, int idx, float d) {
 
 /* The nearest agents to ag within its collision range and at a height
  * where they could touch, among the first 32 the grid lists. */
-static void find_neighbours(nm_crowd *c, nm_agent *ag) {
+static void find_neighbours(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag) {
   uint32_t ids[MAX_GRID_IDS];
   const float *pos = ag->npos, range = ag->params.collision_query_range;
-  const int nids = nm_grid_query(&c->grid, pos[0] - range, pos[2] - range, pos[0] + range,
-                                 pos[2] + range, ids, MAX_GRID_IDS);
+  const float x0 = pos[0] - range, z0 = pos[2] - range, x1 = pos[0] + range, z1 = pos[2] + range;
+  const int nids = x->seen ? nm_grid_query_marks(&c->grid, x->seen, &x->stamp, x0, z0, x1, z1, ids, MAX_GRID_IDS)
+                           : nm_grid_query(&c->grid, x0, z0, x1, z1, ids, MAX_GRID_IDS);
   int i, n = 0;
   for (i = 0; i < nids; ++i) {
     const int slot = c->active[ids[i]];
@@ -63,6 +65,19 @@ static void find_neighbours(nm_crowd *c, nm_agent *ag) {
   ag->nneis = n;
 }
 
+/* An agent's walls (refreshed when it moved a quarter of its range or
+ * they went with a tile) and neighbours. */
+static void neighbours_step(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt) {
+  const float thr = ag->params.collision_query_range * 0.25f;
+  (void)dt;
+  if (!walking(ag)) return;
+  if (nm_vdist2d_sqr(ag->npos, ag->boundary.center) > nm_sqr(thr) ||
+      !nm_boundary_is_valid(&ag->boundary, c->mesh, &ag->filter))
+    nm_boundary_update(&ag->boundary, ag->corridor.path[0], ag->npos, ag->params.collision_query_range,
+                       x->q, &ag->filter);
+  find_neighbours(c, x, ag);
+}
+
 void nm_crowd_neighbours(nm_crowd *c) {
   int i;
   nm_grid_clear(&c->grid);
@@ -72,34 +87,26 @@ void nm_crowd_neighbours(nm_crowd *c) {
     nm_grid_add(&c->grid, (uint32_t)i, p[0] - r, p[2] - r, p[0] + r, p[2] + r);
   }
   nm_grid_finish(&c->grid);
-  for (i = 0; i < c->nactive; ++i) {
-    nm_agent *ag = &c->agents[c->active[i]];
-    const float thr = ag->params.collision_query_range * 0.25f;
-    if (!walking(ag)) continue;
-    if (nm_vdist2d_sqr(ag->npos, ag->boundary.center) > nm_sqr(thr) ||
-        !nm_boundary_is_valid(&ag->boundary, c->mesh, &ag->filter))
-      nm_boundary_update(&ag->boundary, ag->corridor.path[0], ag->npos,
-                         ag->params.collision_query_range, c->q, &ag->filter);
-    find_neighbours(c, ag);
-  }
+  nm_crowd_run(c, neighbours_step, 0);
 }
 
 /* ---- corners and off-mesh connections ---- */
 
-void nm_crowd_corners(nm_crowd *c) {
-  int i;
-  for (i = 0; i < c->nactive; ++i) {
-    nm_agent *ag = &c->agents[c->active[i]];
-    if (!walking(ag) || !follows_path(ag)) continue;
-    ag->ncorners = nm_corridor_find_corners(&ag->corridor, c->q, ag->corner_verts, ag->corner_flags,
-                                            ag->corner_polys, NM_CROWD_MAX_CORNERS);
-    if ((ag->params.update_flags & NM_CROWD_OPTIMIZE_VIS) && ag->ncorners > 0) {
-      const float *target = &ag->corner_verts[nm_mini(1, ag->ncorners - 1) * 3];
-      nm_corridor_optimize_vis(&ag->corridor, &c->alloc, target, ag->params.path_optimization_range,
-                               c->q, &ag->filter);
-    }
+/* The next corners of an agent's straight path, and the visibility shortcut. */
+static void corners_step(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt) {
+  (void)c;
+  (void)dt;
+  if (!walking(ag) || !follows_path(ag)) return;
+  ag->ncorners = nm_corridor_find_corners(&ag->corridor, x->q, ag->corner_verts, ag->corner_flags,
+                                          ag->corner_polys, NM_CROWD_MAX_CORNERS);
+  if ((ag->params.update_flags & NM_CROWD_OPTIMIZE_VIS) && ag->ncorners > 0) {
+    const float *target = &ag->corner_verts[nm_mini(1, ag->ncorners - 1) * 3];
+    nm_corridor_optimize_vis(&ag->corridor, &x->alloc, target, ag->params.path_optimization_range, x->q,
+                             &ag->filter);
   }
 }
+
+void nm_crowd_corners(nm_crowd *c) { nm_crowd_run(c, corners_step, 0); }
 
 /* Whether the last corner is an off-mesh connection within radius. */
 static int over_offmesh(const nm_agent *ag, float radius) {
@@ -205,87 +212,90 @@ static void separate(const nm_crowd *c, const nm_agent *ag, float *dvel) {
   }
 }
 
-void nm_crowd_steer(nm_crowd *c) {
-  int i;
-  for (i = 0; i < c->nactive; ++i) {
-    nm_agent *ag = &c->agents[c->active[i]];
-    float dvel[3] = {0, 0, 0};
-    if (!walking(ag) || ag->target_state == NM_TARGET_NONE) continue;
-    if (ag->target_state == NM_TARGET_VELOCITY) {
-      nm_vcopy(dvel, ag->target_pos);
-      ag->desired_speed = sqrtf(nm_vlen_sqr(ag->target_pos));
-    } else {
-      const float slow = ag->params.radius * 2, s = ag->params.max_speed;
-      float scale;
-      if (ag->params.update_flags & NM_CROWD_ANTICIPATE_TURNS) smooth_steer_dir(ag, dvel);
-      else straight_steer_dir(ag, dvel);
-      scale = distance_to_goal(ag, slow) / slow;
-      ag->desired_speed = s;
-      scale = ag->desired_speed * scale;
-      nm_vset(dvel, dvel[0] * scale, dvel[1] * scale, dvel[2] * scale);
-    }
-    if (ag->params.update_flags & NM_CROWD_SEPARATION) separate(c, ag, dvel);
-    nm_vcopy(ag->dvel, dvel);
+/* An agent's desired velocity: towards its corners (or the requested
+ * velocity), slowing at the end, pushed from its neighbours. */
+static void steer_step(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt) {
+  float dvel[3] = {0, 0, 0};
+  (void)x;
+  (void)dt;
+  if (!walking(ag) || ag->target_state == NM_TARGET_NONE) return;
+  if (ag->target_state == NM_TARGET_VELOCITY) {
+    nm_vcopy(dvel, ag->target_pos);
+    ag->desired_speed = sqrtf(nm_vlen_sqr(ag->target_pos));
+  } else {
+    const float slow = ag->params.radius * 2, s = ag->params.max_speed;
+    float scale;
+    if (ag->params.update_flags & NM_CROWD_ANTICIPATE_TURNS) smooth_steer_dir(ag, dvel);
+    else straight_steer_dir(ag, dvel);
+    scale = distance_to_goal(ag, slow) / slow;
+    ag->desired_speed = s;
+    scale = ag->desired_speed * scale;
+    nm_vset(dvel, dvel[0] * scale, dvel[1] * scale, dvel[2] * scale);
   }
+  if (ag->params.update_flags & NM_CROWD_SEPARATION) separate(c, ag, dvel);
+  nm_vcopy(ag->dvel, dvel);
 }
+
+void nm_crowd_steer(nm_crowd *c) { nm_crowd_run(c, steer_step, 0); }
 
 /* ---- velocity planning ---- */
 
 /* Neighbours and the walls the agent faces, for the avoidance. */
-static void gather_obstacles(nm_crowd *c, const nm_agent *ag) {
+static void gather_obstacles(nm_crowd *c, nm_avoid *av, const nm_agent *ag) {
   int j;
-  nm_avoid_reset(&c->avoid);
+  nm_avoid_reset(av);
   for (j = 0; j < ag->nneis; ++j) {
     const nm_agent *nb = &c->agents[ag->neis[j].idx];
-    nm_avoid_add_circle(&c->avoid, nb->npos, nb->params.radius, nb->vel, nb->dvel);
+    nm_avoid_add_circle(av, nb->npos, nb->params.radius, nb->vel, nb->dvel);
   }
   for (j = 0; j < ag->boundary.nsegs; ++j) {
     const float *s = ag->boundary.segs[j].s;
     if (nm_tri_area2d(ag->npos, s, s + 3) < 0.0f) continue;
-    nm_avoid_add_segment(&c->avoid, s, s + 3);
+    nm_avoid_add_segment(av, s, s + 3);
   }
 }
 
-void nm_crowd_plan_velocities(nm_crowd *c, float dt) {
-  int i;
-  for (i = 0; i < c->nactive; ++i) {
-    nm_agent *ag = &c->agents[c->active[i]];
-    const nm_avoidance_params *prm = &c->avoid_params[ag->params.avoidance_type];
-    if (!walking(ag)) continue;
-    if (!(ag->params.update_flags & NM_CROWD_OBSTACLE_AVOIDANCE)) {
-      nm_vcopy(ag->nvel, ag->dvel);
-      continue;
-    }
-    gather_obstacles(c, ag);
-    if (ag->params.avoidance == NM_AVOID_ORCA)
-      nm_avoid_orca(&c->avoid, ag->npos, ag->params.radius, ag->desired_speed, ag->vel, ag->dvel,
-                    ag->nvel, prm, dt);
-    else
-      c->stats.velocity_samples += nm_avoid_sample_adaptive(
-          &c->avoid, ag->npos, ag->params.radius, ag->desired_speed, ag->vel, ag->dvel, ag->nvel, prm);
+/* An agent's new velocity: sampled avoidance or ORCA. */
+static void plan_step(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt) {
+  const nm_avoidance_params *prm = &c->avoid_params[ag->params.avoidance_type];
+  if (!walking(ag)) return;
+  if (!(ag->params.update_flags & NM_CROWD_OBSTACLE_AVOIDANCE)) {
+    nm_vcopy(ag->nvel, ag->dvel);
+    return;
   }
+  gather_obstacles(c, &x->avoid, ag);
+  if (ag->params.avoidance == NM_AVOID_ORCA)
+    nm_avoid_orca(&x->avoid, ag->npos, ag->params.radius, ag->desired_speed, ag->vel, ag->dvel, ag->nvel,
+                  prm, dt);
+  else
+    x->samples += nm_avoid_sample_adaptive(&x->avoid, ag->npos, ag->params.radius, ag->desired_speed, ag->vel,
+                                           ag->dvel, ag->nvel, prm);
 }
+
+void nm_crowd_plan_velocities(nm_crowd *c, float dt) { nm_crowd_run(c, plan_step, dt); }
 
 /* ---- integration, collisions, moves ---- */
 
-void nm_crowd_integrate(nm_crowd *c, float dt) {
-  int i;
-  for (i = 0; i < c->nactive; ++i) {
-    nm_agent *ag = &c->agents[c->active[i]];
-    const float max_delta = ag->params.max_acceleration * dt;
-    float dv[3], ds;
-    if (!walking(ag)) continue;
-    nm_vsub(dv, ag->nvel, ag->vel);
-    ds = sqrtf(nm_vlen_sqr(dv));
-    if (ds > max_delta) {
-      const float s = max_delta / ds;
-      nm_vset(dv, dv[0] * s, dv[1] * s, dv[2] * s);
-    }
-    nm_vadd(ag->vel, ag->vel, dv);
-    if (sqrtf(nm_vlen_sqr(ag->vel)) > 0.0001f) nm_vmad(ag->npos, ag->npos, ag->vel, dt);
-    else nm_vset(ag->vel, 0, 0, 0);
+/* An agent's velocity towards the planned one within its acceleration,
+ * and its position after dt. */
+static void integrate_step(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt) {
+  const float max_delta = ag->params.max_acceleration * dt;
+  float dv[3], ds;
+  (void)c;
+  (void)x;
+  if (!walking(ag)) return;
+  nm_vsub(dv, ag->nvel, ag->vel);
+  ds = sqrtf(nm_vlen_sqr(dv));
+  if (ds > max_delta) {
+    const float s = max_delta / ds;
+    nm_vset(dv, dv[0] * s, dv[1] * s, dv[2] * s);
   }
+  nm_vadd(ag->vel, ag->vel, dv);
+  if (sqrtf(nm_vlen_sqr(ag->vel)) > 0.0001f) nm_vmad(ag->npos, ag->npos, ag->vel, dt);
+  else nm_vset(ag->vel, 0, 0, 0);
 }
+
+void nm_crowd_integrate(nm_crowd *c, float dt) { nm_crowd_run(c, integrate_step, dt); }
 
 /* Displacement of ag out of the neighbours it overlaps, averaged; agents on
  * the same spot part sideways of their desired velocity. */
@@ -321,33 +331,42 @@ static void collision_disp(const nm_crowd *c, nm_agent *ag) {
   }
 }
 
+static void disp_step(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt) {
+  (void)x;
+  (void)dt;
+  if (walking(ag)) collision_disp(c, ag);
+}
+
+static void apply_disp_step(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt) {
+  (void)c;
+  (void)x;
+  (void)dt;
+  if (walking(ag)) nm_vadd(ag->npos, ag->npos, ag->disp);
+}
+
 void nm_crowd_collide(nm_crowd *c) {
-  int it, i;
-  for (it = 0; it < COLLISION_ITERATIONS; ++it) {
-    for (i = 0; i < c->nactive; ++i) {
-      nm_agent *ag = &c->agents[c->active[i]];
-      if (walking(ag)) collision_disp(c, ag);
-    }
-    for (i = 0; i < c->nactive; ++i) {
-      nm_agent *ag = &c->agents[c->active[i]];
-      if (walking(ag)) nm_vadd(ag->npos, ag->npos, ag->disp);
-    }
+  int it;
+  for (it = 0; it < COLLISION_ITERATIONS; ++it) { /* all displacements first, then all moves */
+    nm_crowd_run(c, disp_step, 0);
+    nm_crowd_run(c, apply_disp_step, 0);
   }
 }
 
-void nm_crowd_move(nm_crowd *c) {
-  int i;
-  for (i = 0; i < c->nactive; ++i) {
-    nm_agent *ag = &c->agents[c->active[i]];
-    if (!walking(ag)) continue;
-    nm_corridor_move_position(&ag->corridor, &c->alloc, ag->npos, c->q, &ag->filter);
-    nm_vcopy(ag->npos, ag->corridor.pos);
-    if (!follows_path(ag)) { /* no path: the corridor is just the polygon under it */
-      nm_corridor_reset(&ag->corridor, ag->corridor.path[0], ag->npos);
-      ag->partial = 0;
-    }
+/* An agent's move along the navmesh to where integration and collisions
+ * put it (sliding along walls). */
+static void move_step(nm_crowd *c, nm_crowd_ctx *x, nm_agent *ag, float dt) {
+  (void)c;
+  (void)dt;
+  if (!walking(ag)) return;
+  nm_corridor_move_position(&ag->corridor, &x->alloc, ag->npos, x->q, &ag->filter);
+  nm_vcopy(ag->npos, ag->corridor.pos);
+  if (!follows_path(ag)) { /* no path: the corridor is just the polygon under it */
+    nm_corridor_reset(&ag->corridor, ag->corridor.path[0], ag->npos);
+    ag->partial = 0;
   }
 }
+
+void nm_crowd_move(nm_crowd *c) { nm_crowd_run(c, move_step, 0); }
 
 /* Detour's tween: where t lies between t0 and t1, clamped to 0..1. */
 static float tween(float t, float t0, float t1) { return nm_clampf((t - t0) / (t1 - t0), 0.0f, 1.0f); }

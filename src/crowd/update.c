@@ -33,6 +33,7 @@ nm_status nm_crowd_update(nm_crowd *c, float dt) {
   nm_crowd_collide(c);
   nm_crowd_move(c);
   nm_crowd_animate(c, dt);
+  c->stats.velocity_samples = nm_crowd_take_samples(c);
   c->stats.agents = c->nactive;
   c->stats.queued_requests = nm_pathq_pending(&c->pq);
   return c->nomem ? NM_ERR_NOMEM : NM_OK;

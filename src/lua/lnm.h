@@ -13,6 +13,7 @@
  *   lbuild.c    navmesh.build, buildObj, parseObj
  *   ldebug.c    seeing the mesh: getPolyDetail, toOBJ, getNodePool,
  *               getDebugScene (what navmesh.debug draws and exports)
+ *   lcrowd.c    navmesh.crowd and the Crowd object (agents over a mesh)
  * Programmer errors raise; outcomes return nil, message, code. Each NavMesh
  * handle owns its query scratch; the mesh itself is reference counted. */
 #ifndef NM_LUA_LNM_H
@@ -132,6 +133,13 @@ void lnm_acct_open(lua_State *L);
 size_t lnm_acct_bytes(lua_State *L);
 void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes);
 size_t lnm_handle_bytes(const lnm_mesh *h);
+/* The same for other objects (a tile cache, a build job): a sets the
+ * state's account allocator (and returns the bytes it holds now); charge
+ * and refund keep the object's count in *charged. */
+size_t lnm_acct_alloc(lua_State *L, nm_alloc *a);
+void lnm_gc_charge_to(lua_State *L, const nm_alloc *a, size_t *charged, size_t bytes);
+void lnm_gc_refund(const nm_alloc *a, size_t *charged);
+size_t lnm_alloc_bytes(const nm_alloc *a);
 
 /* ---- lutil.c: NavMesh handles ---- */
 extern const char *const lnm_handle_opts[];
@@ -164,5 +172,6 @@ void lnm_open_toolbox(lua_State *L);
 void lnm_open_share(lua_State *L);
 void lnm_open_build(lua_State *L);
 void lnm_open_debug(lua_State *L);
+void lnm_open_crowd(lua_State *L);
 
 #endif

@@ -450,9 +450,7 @@ size_t lnm_acct_bytes(lua_State *L) {
 }
 
 /* Bytes held through handle h's account now (all of its state's handles). */
-size_t lnm_handle_bytes(const lnm_mesh *h) {
-  return h->alloc.fn == acct_alloc ? ((const lnm_acct *)h->alloc.ud)->bytes : 0;
-}
+size_t lnm_handle_bytes(const lnm_mesh *h) { return lnm_alloc_bytes(&h->alloc); }
 
 /* Lowers the account's base to what the state holds now, less what was
  * charged since the module's last collection, when that is smaller: Lua's
@@ -478,9 +476,13 @@ static void lower_base(lua_State *L, lnm_acct *a) {
  * for a collection. Nothing runs while the collector is stopped (5.2 and
  * later; 5.1 and LuaJIT cannot tell). */
 void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
+  lnm_gc_charge_to(L, &h->alloc, &h->charged, bytes);
+}
+
+void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size_t bytes) {
   lnm_acct *a = state_acct(L);
-  if (!a || h->alloc.ud != a) return;
-  h->charged += bytes;
+  if (!a || alloc->ud != a) return;
+  *charged += bytes;
   a->charged += bytes;
   lower_base(L, a);
   if (a->charged <= (a->base > LNM_GC_FLOOR ? a->base : LNM_GC_FLOOR)) return;
@@ -492,12 +494,29 @@ void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
   a->base = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
 }
 
-/* Gives back what handle h was charged (it is being closed). */
-static void gc_refund(lnm_mesh *h) {
-  lnm_acct *a = (lnm_acct *)h->alloc.ud;
-  if (h->alloc.fn != acct_alloc) return;
-  a->charged -= h->charged < a->charged ? h->charged : a->charged;
-  h->charged = 0;
+/* Gives back what an object was charged (it is being closed). */
+void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) {
+  lnm_acct *a = (lnm_acct *)alloc->ud;
+  if (alloc->fn != acct_alloc) return;
+  a->charged -= *charged < a->charged ? *charged : a->charged;
+  *charged = 0;
+}
+
+static void gc_refund(lnm_mesh *h) { lnm_gc_refund(&h->alloc, &h->charged); }
+
+size_t lnm_acct_alloc(lua_State *L, nm_alloc *alloc) {
+  lnm_acct *a = state_acct(L);
+  if (a) {
+    alloc->fn = acct_alloc;
+    alloc->ud = a;
+    return a->bytes;
+  }
+  alloc->fn = lua_getallocf(L, &alloc->ud);
+  return 0;
+}
+
+size_t lnm_alloc_bytes(const nm_alloc *a) {
+  return a->fn == acct_alloc ? ((const lnm_acct *)a->ud)->bytes : 0;
 }
 
 /* ---- handles ---- */
@@ -505,16 +524,9 @@ static void gc_refund(lnm_mesh *h) {
 /* Pushes a fresh, empty handle (closed until a mesh is attached); it
  * allocates through the state's account. */
 lnm_mesh *lnm_new_handle(lua_State *L) {
-  lnm_acct *a = state_acct(L);
   lnm_mesh *h = (lnm_mesh *)lua_newuserdata(L, sizeof *h);
   memset(h, 0, sizeof *h);
-  if (a) {
-    h->alloc.fn = acct_alloc;
-    h->alloc.ud = a;
-    h->mark = a->bytes;
-  } else {
-    h->alloc.fn = lua_getallocf(L, &h->alloc.ud);
-  }
+  h->mark = lnm_acct_alloc(L, &h->alloc);
   nm_filter_init(&h->filter);
   luaL_setmetatable(L, LNM_MESH);
   return h;
