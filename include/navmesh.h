@@ -597,7 +597,8 @@ NM_API void nm_obj_free(const nm_alloc *alloc, float *verts, int nverts, int *tr
  * rebuilds the navmesh tile of a layer when an obstacle touching it is added,
  * moved or removed, so a door or a crate costs one or two tile rebuilds, not
  * a whole build. It owns the navmesh it maintains (nm_cache_navmesh). Not
- * thread-safe: the cache and its navmesh are used by one thread at a time. */
+ * thread-safe: the cache and its navmesh are used by one thread at a time;
+ * to let other threads query, publish versions (nm_cache_use_versions). */
 typedef struct nm_cache nm_cache;
 
 /* Geometry of the layers and of the navmesh (what a TSET file stores). */
@@ -670,7 +671,9 @@ NM_API nm_status nm_cache_save(const nm_cache *c, void **bytes, size_t *len);
 NM_API void nm_cache_free_bytes(const nm_cache *c, void *bytes, size_t len);
 
 /* The navmesh the cache maintains (borrowed; retain it to keep it past
- * nm_cache_free). It changes on nm_cache_update. */
+ * nm_cache_free). It changes on nm_cache_update; with versions
+ * (nm_cache_use_versions) it is the latest version, a new one after each
+ * update that changed tiles. */
 NM_API nm_navmesh *nm_cache_navmesh(const nm_cache *c);
 NM_API void nm_cache_get_params(const nm_cache *c, nm_cache_params *p);
 
@@ -711,6 +714,9 @@ typedef struct nm_obstacle {
   int nverts;                    /* prism [Limit: 3..64] */
   float hmin, hmax;              /* prism: vertical extent [Units: wu] */
   int area;                      /* 0 cut, 1..63 mark this layer area */
+  float padding;                 /* grow this obstacle in X/Z (added to the
+                                  * rules' obstacle_padding; 0 = Detour's
+                                  * stamping) [Limit: >= 0] [Units: wu] */
 } nm_obstacle;
 
 /* Requests an obstacle; nothing changes until nm_cache_update. *id gets its
@@ -738,6 +744,36 @@ NM_API nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, in
 
 /* Rebuilds the navmesh tiles of every layer at grid cell (tx, ty) now. */
 NM_API nm_status nm_cache_build_tiles_at(nm_cache *c, int tx, int ty);
+
+/* States of an obstacle (nm_cache_get_obstacle). */
+enum { NM_OBSTACLE_PENDING = 0, NM_OBSTACLE_PLACED = 1, NM_OBSTACLE_REMOVING = 2 };
+
+/* The ids of the obstacles in use (those being removed too), in slot
+ * order, into ids [cap] (may be NULL with cap 0); returns their number,
+ * which may be more than cap (the first cap are written). */
+NM_API int nm_cache_obstacle_ids(const nm_cache *c, uint32_t *ids, int cap);
+
+/* The shape of obstacle id as last given (ob->verts of a prism points into
+ * the cache: valid until the obstacle is moved or removed) and its state
+ * (optional): NM_OBSTACLE_PENDING (added or moved, not yet in every layer
+ * it touches), NM_OBSTACLE_PLACED, NM_OBSTACLE_REMOVING (removal requested,
+ * not yet done). ERR_PARAM for an unknown id. */
+NM_API nm_status nm_cache_get_obstacle(const nm_cache *c, uint32_t id, nm_obstacle *ob, int *state);
+
+/* Publishes the cache's navmesh as versions (see nm_navmesh_version_*):
+ * from now on nm_cache_navmesh returns the latest version (frozen, in memory
+ * from alloc, which must be thread-safe; NULL: the system allocator), and
+ * each nm_cache_update, nm_cache_build_tiles_at or nm_cache_add_layer that
+ * changes tiles makes the changes in a draft of it and publishes the draft
+ * as the next version, at a cost in the changed tiles and their neighbours
+ * (unchanged tiles are shared, never copied). Readers on other threads
+ * retain a version, query it, and move to the latest with
+ * nm_navmesh_version_latest + nm_query_set_mesh; the cache keeps one
+ * reference to the latest version only. The first call copies the navmesh
+ * (O(mesh)); later calls do nothing. ERR_NOMEM (nothing changed). An
+ * update that cannot open its draft (ERR_NOMEM) rebuilds nothing; one that
+ * fails part way publishes the layers it rebuilt. */
+NM_API nm_status nm_cache_use_versions(nm_cache *c, const nm_alloc *alloc);
 
 /* ---- queries ---------------------------------------------------------------- */
 
