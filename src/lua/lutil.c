@@ -79,6 +79,8 @@ static const char *fname_or(lua_State *L, const char *what) {
   return name ? name : what;
 }
 
+const char *lnm_fname(lua_State *L, const char *what) { return fname_or(L, what); }
+
 int lnm_argerror(lua_State *L, int arg, const char *msg) {
   int method;
   const char *name = running_name(L, &method);
@@ -450,9 +452,7 @@ size_t lnm_acct_bytes(lua_State *L) {
 }
 
 /* Bytes held through handle h's account now (all of its state's handles). */
-size_t lnm_handle_bytes(const lnm_mesh *h) {
-  return h->alloc.fn == acct_alloc ? ((const lnm_acct *)h->alloc.ud)->bytes : 0;
-}
+size_t lnm_handle_bytes(const lnm_mesh *h) { return lnm_alloc_bytes(&h->alloc); }
 
 /* Counts `bytes` handle h just took (a mesh it holds, shared or not, its
  * query, scratch) and runs a full collection once the bytes taken and not
@@ -467,9 +467,13 @@ size_t lnm_handle_bytes(const lnm_mesh *h) {
  * for a collection. Nothing runs while the collector is stopped (5.2 and
  * later; 5.1 and LuaJIT cannot tell). */
 void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
+  lnm_gc_charge_to(L, &h->alloc, &h->charged, bytes);
+}
+
+void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size_t bytes) {
   lnm_acct *a = state_acct(L);
-  if (!a || h->alloc.ud != a) return;
-  h->charged += bytes;
+  if (!a || alloc->ud != a) return;
+  *charged += bytes;
   a->charged += bytes;
   if (a->charged <= (a->base > LNM_GC_FLOOR ? a->base : LNM_GC_FLOOR)) return;
 #if LUA_VERSION_NUM >= 502
@@ -480,12 +484,29 @@ void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
   a->base = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
 }
 
-/* Gives back what handle h was charged (it is being closed). */
-static void gc_refund(lnm_mesh *h) {
-  lnm_acct *a = (lnm_acct *)h->alloc.ud;
-  if (h->alloc.fn != acct_alloc) return;
-  a->charged -= h->charged < a->charged ? h->charged : a->charged;
-  h->charged = 0;
+/* Gives back what an object was charged (it is being closed). */
+void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) {
+  lnm_acct *a = (lnm_acct *)alloc->ud;
+  if (alloc->fn != acct_alloc) return;
+  a->charged -= *charged < a->charged ? *charged : a->charged;
+  *charged = 0;
+}
+
+static void gc_refund(lnm_mesh *h) { lnm_gc_refund(&h->alloc, &h->charged); }
+
+size_t lnm_acct_alloc(lua_State *L, nm_alloc *alloc) {
+  lnm_acct *a = state_acct(L);
+  if (a) {
+    alloc->fn = acct_alloc;
+    alloc->ud = a;
+    return a->bytes;
+  }
+  alloc->fn = lua_getallocf(L, &alloc->ud);
+  return 0;
+}
+
+size_t lnm_alloc_bytes(const nm_alloc *a) {
+  return a->fn == acct_alloc ? ((const lnm_acct *)a->ud)->bytes : 0;
 }
 
 /* ---- handles ---- */
@@ -493,16 +514,9 @@ static void gc_refund(lnm_mesh *h) {
 /* Pushes a fresh, empty handle (closed until a mesh is attached); it
  * allocates through the state's account. */
 lnm_mesh *lnm_new_handle(lua_State *L) {
-  lnm_acct *a = state_acct(L);
   lnm_mesh *h = (lnm_mesh *)lua_newuserdata(L, sizeof *h);
   memset(h, 0, sizeof *h);
-  if (a) {
-    h->alloc.fn = acct_alloc;
-    h->alloc.ud = a;
-    h->mark = a->bytes;
-  } else {
-    h->alloc.fn = lua_getallocf(L, &h->alloc.ud);
-  }
+  h->mark = lnm_acct_alloc(L, &h->alloc);
   nm_filter_init(&h->filter);
   luaL_setmetatable(L, LNM_MESH);
   return h;
@@ -557,6 +571,31 @@ void lnm_handle_close(lnm_mesh *h) {
   h->refs = NULL;
   h->path_cap = h->pts_cap = 0;
   lnm_toolbox_free(h);
+  if (h->name) h->alloc.fn(h->alloc.ud, h->name, h->name_len, 0);
+  h->name = NULL;
+  h->name_len = 0;
+}
+
+/* Moves an open handle onto another mesh (a newer version of what it
+ * reads): the query keeps its node pool; the old mesh is released. */
+void lnm_handle_move(lnm_mesh *h, nm_navmesh *mesh) {
+  if (!h->mesh || h->mesh == mesh) return;
+  nm_query_set_mesh(h->q, mesh);
+  nm_navmesh_retain(mesh);
+  nm_navmesh_release(h->mesh);
+  h->mesh = mesh;
+}
+
+/* Remembers the name a handle was opened or shared under (refresh). */
+void lnm_handle_set_name(lua_State *L, lnm_mesh *h, const char *name, size_t len) {
+  char *copy;
+  if (h->name && h->name_len == len && memcmp(h->name, name, len) == 0) return;
+  if (!(copy = (char *)h->alloc.fn(h->alloc.ud, NULL, 0, len)))
+    luaL_error(L, "%s: not enough memory", fname_or(L, "navmesh"));
+  memcpy(copy, name, len);
+  if (h->name) h->alloc.fn(h->alloc.ud, h->name, h->name_len, 0);
+  h->name = copy;
+  h->name_len = len;
 }
 
 /* The open handle at idx; raises on a closed one. */
@@ -678,6 +717,38 @@ char *lnm_read_file(lua_State *L, const char *what, const char *path, size_t *le
   fclose(f);
   *len = n;
   return buf;
+}
+
+/* ---- guards: core-allocated blocks being turned into Lua values ---- */
+
+#define LNM_GUARD "navmesh.guard"
+
+static int guard_gc(lua_State *L) {
+  lnm_guard *g = (lnm_guard *)lua_touserdata(L, 1);
+  if (g && g->p) g->alloc.fn(g->alloc.ud, g->p, g->size, 0);
+  if (g) g->p = NULL;
+  return 0;
+}
+
+/* Pushes a guard whose __gc frees (with alloc) the block stored in it; a
+ * push that raises (out of memory) then leaks nothing. lnm_guard_free frees
+ * the block at once. */
+lnm_guard *lnm_guard_new(lua_State *L, const nm_alloc *alloc) {
+  lnm_guard *g = (lnm_guard *)lua_newuserdata(L, sizeof *g);
+  g->alloc = *alloc;
+  g->p = NULL;
+  g->size = 0;
+  if (luaL_newmetatable(L, LNM_GUARD)) {
+    lua_pushcfunction(L, guard_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return g;
+}
+
+void lnm_guard_free(lnm_guard *g) {
+  if (g->p) g->alloc.fn(g->alloc.ud, g->p, g->size, 0);
+  g->p = NULL;
 }
 
 /* A zeroed lnm_scratch block of n bytes owned by the Lua GC (a userdata pushed

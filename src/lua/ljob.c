@@ -1,0 +1,187 @@
+/* ljob.c -- builds off the Lua thread: navmesh.buildJob runs navmesh.build
+ * on a worker thread (nm_build_job_*); job:result() polls it without
+ * blocking, so an OpenResty or Skynet handler never waits for a build.
+ *
+ * The state's allocator is only called on the Lua thread (the job copies
+ * the inputs with it when it starts and moves the finished mesh into it
+ * when the result is taken); the worker builds in system memory. */
+#include "lnm.h"
+
+#define LNM_JOB "navmesh.BuildJob"
+
+typedef struct lnm_job {
+  nm_build_job *job;         /* NULL once closed */
+  nm_alloc alloc;            /* the state's, through its account */
+  int nodes;                 /* maxNodes of the handle it makes */
+  int handle_ref;            /* the NavMesh handle the result goes into */
+  int result_ref;            /* table of what result() returns, once known */
+} lnm_job;
+
+static lnm_job *check_job(lua_State *L, int idx) {
+  lnm_job *j = (lnm_job *)luaL_checkudata(L, idx, LNM_JOB);
+  if (!j->job) luaL_error(L, "%s: attempt to use a closed " LNM_JOB, lnm_fname(L, "BuildJob"));
+  return j;
+}
+
+/* Cancels the build if it runs, waits for the worker (at most one stage of
+ * one tile) and frees it; the result already taken stays valid. */
+static int job_close(lua_State *L) {
+  lnm_job *j = (lnm_job *)luaL_checkudata(L, 1, LNM_JOB);
+  nm_build_job_free(j->job);
+  j->job = NULL;
+  if (j->handle_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, j->handle_ref);
+  if (j->result_ref != LUA_NOREF) luaL_unref(L, LUA_REGISTRYINDEX, j->result_ref);
+  j->handle_ref = j->result_ref = LUA_NOREF;
+  return 0;
+}
+
+/* navmesh.buildJob(vertices, triangles [, config [, opts]]) -> job: starts
+ * navmesh.build of these inputs on a worker thread. What build would refuse
+ * at once (bad config: raised; nothing walkable in the input: nil, msg,
+ * "ERR_EMPTY") is refused here. */
+static int lnm_build_job(lua_State *L) {
+  nm_build_config cfg;
+  nm_diag diag;
+  nm_status st;
+  lnm_job *j;
+  const float *v;
+  const int *t;
+  int nv, nt, progress, keep;
+  lua_settop(L, 4);
+  lua_newtable(L);
+  keep = lua_gettop(L);
+  lnm_read_geometry(L, 1, 2, keep, &v, &nv, &t, &nt);
+  lnm_read_build_config(L, 3, keep, &cfg, &progress, NULL);
+  if (progress) lnm_opterror(L, "progress", "not called for a job: poll job:progress() instead");
+  j = (lnm_job *)lua_newuserdata(L, sizeof *j);
+  memset(j, 0, sizeof *j);
+  j->handle_ref = j->result_ref = LUA_NOREF;
+  luaL_setmetatable(L, LNM_JOB);
+  j->nodes = lnm_opt_max_nodes(L, lnm_opt_table(L, 4, lnm_handle_opts));
+  lnm_acct_alloc(L, &j->alloc);
+  memset(&diag, 0, sizeof diag);
+  st = nm_build_job_start(v, nv, t, nt, &cfg, &j->alloc, &diag, &j->job);
+  if (st == NM_ERR_EMPTY) return lnm_push_fail(L, "buildJob", st, &diag);
+  if (st == NM_ERR_PARAM) luaL_argerror(L, 3, diag.msg);
+  if (st < 0) lnm_raise_status(L, "buildJob", st, &diag);
+  return 1;
+}
+
+/* Pushes the values of the result table at the top (and removes it). */
+static int push_result(lua_State *L) {
+  int i, n = (int)lua_rawlen(L, -1), t = lua_gettop(L);
+  lua_rawgeti(L, t, 1); /* n = 0: nil */
+  for (i = 2; i <= n; i++) lua_rawgeti(L, t, i);
+  lua_remove(L, t);
+  return n > 1 ? n : 1;
+}
+
+/* Keeps the n values on top as the job's result (popped) and pushes them
+ * again. */
+static int keep_result(lua_State *L, lnm_job *j, int n) {
+  int i;
+  lua_createtable(L, n, 0);
+  lua_insert(L, -n - 1);
+  for (i = n; i >= 1; i--) lua_rawseti(L, -i - 1, i);
+  j->result_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, j->result_ref);
+  return push_result(L);
+}
+
+/* The handle the mesh will go into, made once (so that taking the mesh
+ * never fails half way). */
+static lnm_mesh *job_handle(lua_State *L, lnm_job *j) {
+  lnm_mesh *h;
+  if (j->handle_ref == LUA_NOREF) {
+    lnm_new_handle(L);
+    j->handle_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, j->handle_ref);
+  h = (lnm_mesh *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return h;
+}
+
+/* job:result() -> nil while the build runs; then what navmesh.build
+ * returns: mesh, stats, or nil, msg, code (ERR_CANCELLED after cancel),
+ * the same on every later call. */
+static int job_result(lua_State *L) {
+  lnm_job *j = check_job(L, 1);
+  nm_navmesh *mesh = NULL;
+  nm_build_stats stats;
+  nm_diag diag;
+  nm_status st;
+  lnm_mesh *h;
+  size_t before;
+  if (j->result_ref != LUA_NOREF) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, j->result_ref);
+    return push_result(L);
+  }
+  h = job_handle(L, j);
+  memset(&diag, 0, sizeof diag);
+  before = lnm_handle_bytes(h);
+  st = nm_build_job_poll(j->job, &mesh, &diag, &stats);
+  if (st == NM_UNFINISHED) {
+    lua_pushnil(L);
+    return 1;
+  }
+  if (st == NM_ERR_NOMEM) lnm_raise_status(L, "result", st, NULL); /* the result is kept: poll again */
+  if (st < 0) return keep_result(L, j, lnm_push_fail(L, "buildJob", st, &diag));
+  lua_rawgeti(L, LUA_REGISTRYINDEX, j->handle_ref);
+  h->mark = before; /* attach charges the mesh the poll moved into this state's memory */
+  lnm_handle_attach(L, h, mesh, j->nodes);
+  lnm_push_build_stats(L, &stats);
+  return keep_result(L, j, 2);
+}
+
+/* job:progress() -> done, total (tiles of the grid; 0, 0 before the first) */
+static int job_progress(lua_State *L) {
+  lnm_job *j = check_job(L, 1);
+  int done = 0, total = 0;
+  nm_build_job_progress(j->job, &done, &total);
+  lua_pushinteger(L, done);
+  lua_pushinteger(L, total);
+  return 2;
+}
+
+/* job:cancel(): asks the build to stop (never blocks); result() then
+ * gives nil, msg, "ERR_CANCELLED" unless it had finished. */
+static int job_cancel(lua_State *L) {
+  nm_build_job_cancel(check_job(L, 1)->job);
+  return 0;
+}
+
+static int job_tostring(lua_State *L) {
+  lnm_job *j = (lnm_job *)luaL_checkudata(L, 1, LNM_JOB);
+  lua_pushfstring(L, LNM_JOB " (%s): %p", !j->job ? "closed" : j->result_ref != LUA_NOREF ? "done" : "running",
+                  (void *)j);
+  return 1;
+}
+
+static const luaL_Reg job_methods[] = {
+  {"result", job_result},
+  {"progress", job_progress},
+  {"cancel", job_cancel},
+  {"close", job_close},
+  {NULL, NULL}
+};
+
+static const luaL_Reg job_funcs[] = {
+  {"buildJob", lnm_build_job},
+  {NULL, NULL}
+};
+
+/* The BuildJob class (close is also __gc and __close) and navmesh.buildJob. */
+void lnm_open_job(lua_State *L) {
+  lnm_new_class(L, LNM_JOB);
+  lnm_add_methods(L, LNM_JOB, job_methods);
+  luaL_getmetatable(L, LNM_JOB);
+  lua_pushcfunction(L, job_close);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, job_close);
+  lua_setfield(L, -2, "__close");
+  lua_pushcfunction(L, job_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+  luaL_setfuncs(L, job_funcs, 0);
+}
