@@ -139,11 +139,16 @@ $(B)/tsan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/tsan/libnavmesh.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) $(TSAN) -I$(LUA54_INC) -shared $(BINDING) $(B)/tsan/libnavmesh.a -lm -pthread -o $@
 
-$(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c
+$(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c spec/c/threads/lua_threads.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) -I$(LUA54_INC) $< $(LUA54_LIB) -lm -pthread -o $@
 
-test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads
+# A tile cache publishing versions while Lua states on threads refresh and query.
+$(B)/tsan/tests/test_cache_threads: spec/c/threads/test_cache_threads.c spec/c/threads/lua_threads.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) -I$(LUA54_INC) $< $(LUA54_LIB) -lm -pthread -o $@
+
+test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads $(B)/tsan/tests/test_cache_threads
 
 # Versions published while reader threads query (C only, no Lua).
 $(B)/tsan/tests/test_versions_tsan: spec/c/threads/test_versions_tsan.c spec/c/fixture.h $(B)/tsan/libnavmesh.a

@@ -8,7 +8,7 @@
 local navmesh = require "navmesh"
 local level = require "level"
 
-local out = arg and arg[1] or "build/obstacles.svg"
+local out = ... or "build/obstacles.svg"
 
 local vertices, triangles, marks = level.triangles(nil, 2)
 local cache, mesh = assert(navmesh.buildCache(vertices, triangles, { tileSize = 48 }))

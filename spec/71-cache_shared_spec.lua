@@ -32,34 +32,23 @@ local function tile_map(mesh)
   return out
 end
 
--- The tiles of a mesh as bytes independent of link state and slots: every
--- tile blob added to a fresh mesh in grid order, saved.
-local function canon(mesh)
-  local info = mesh:info()
-  local m = navmesh.new { origin = info.origin, tileWidth = info.tileWidth, tileHeight = info.tileHeight,
-                          maxTiles = info.maxTiles, maxPolys = info.maxPolys }
-  local ts = mesh:tiles()
-  table.sort(ts, function(a, b)
-    if a.y ~= b.y then return a.y < b.y end
-    if a.x ~= b.x then return a.x < b.x end
-    return a.layer < b.layer
-  end)
-  for _, t in ipairs(ts) do assert(m:addTile(assert(mesh:getTile(t.x, t.y, t.layer)))) end
-  local s = m:saveString("native")
-  m:close()
-  return s
-end
-
--- Same tiles at the same references with the same polygons.
+-- Same tiles at the same references with the same polygons (blob contents
+-- apart from the run-time links). Returns the number of tiles.
 local function assert_same_navmesh(ours, ref)
-  local a, b = tile_map(ours), tile_map(ref)
-  local n = 0
+  local a, b = helper.tile_contents(ours), helper.tile_contents(ref)
+  local n, bad = 0, 0
   for k, t in pairs(b) do
     n = n + 1
-    assert.are.same(t, a[k], "tile " .. k)
+    local u = a[k]
+    if not (u and u.ref == t.ref and u.polys == t.polys and u.content == t.content) then
+      bad = bad + 1
+      if bad <= 3 then print(("#   tile %s differs"):format(k)) end
+    end
   end
-  for k in pairs(a) do assert.is_truthy(b[k], "extra tile " .. k) end
-  assert.are.equal(canon(ref), canon(ours))
+  for k in pairs(a) do
+    if not b[k] then bad = bad + 1 end
+  end
+  assert.are.equal(0, bad)
   return n
 end
 

@@ -171,6 +171,44 @@ function helper.oracle_case(mesh, c, r)
   end
 end
 
+-- ---- tiles ----
+
+-- A tile blob without its run-time link state (the link section and each
+-- polygon's first link), as spec/c/cache_util.h's same_tile compares
+-- tiles: Detour's header is 100 bytes, then vertices (12 bytes each),
+-- polygons (32, the first link in the first 4) and links (12).
+function helper.tile_content(blob)
+  local function i32(o)
+    local a, b, c, d = blob:byte(o + 1, o + 4)
+    return a + b * 256 + c * 65536 + d * 16777216
+  end
+  local polys, verts, links = i32(24), i32(28), i32(32)
+  local poff = 100 + 12 * verts
+  local parts = { blob:sub(1, poff) }
+  for i = 0, polys - 1 do parts[#parts + 1] = "\0\0\0\0" .. blob:sub(poff + 32 * i + 5, poff + 32 * i + 32) end
+  parts[#parts + 1] = blob:sub(poff + 32 * polys + 12 * links + 1)
+  return table.concat(parts)
+end
+
+-- Every tile of a mesh by place ("x,y,layer"): its reference, polygon
+-- count and content (tile_content), to compare meshes tile by tile.
+function helper.tile_contents(mesh)
+  local out = {}
+  for _, t in ipairs(mesh:tiles()) do
+    out[t.x .. "," .. t.y .. "," .. t.layer] = { ref = t.ref, polys = t.polys,
+                                                  content = helper.tile_content(mesh:getTile(t.x, t.y, t.layer)) }
+  end
+  return out
+end
+
+-- The same without references: what removing an obstacle must give back
+-- (rebuilt tiles come back with new salts).
+function helper.tile_shapes(mesh)
+  local out = {}
+  for k, t in pairs(helper.tile_contents(mesh)) do out[k] = t.content end
+  return out
+end
+
 -- Says (once per file) why a spec that needs ../shared does nothing.
 function helper.skip_without_shared(what)
   if not helper.have_shared then

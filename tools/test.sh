@@ -148,6 +148,9 @@ TSAN_RUN=""
 command -v setarch >/dev/null && setarch "$(uname -m)" -R true 2>/dev/null && TSAN_RUN="setarch $(uname -m) -R"
 run_suite "c-threads-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
   "$B/tsan/tests/test_threads" "lua/?.lua;examples/?.lua" "$B/tsan/5.4/?.so"
+# a tile cache publishing versions while four Lua states refresh and query
+run_suite "c-cache-threads-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
+  "$B/tsan/tests/test_cache_threads" "lua/?.lua;examples/?.lua" "$B/tsan/5.4/?.so"
 # versions published by one thread while four query them (C only)
 run_suite "c-versions-tsan" env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
   "$B/tsan/tests/test_versions_tsan"

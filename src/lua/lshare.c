@@ -94,6 +94,7 @@ static int lnm_mesh_share(lua_State *L) {
   if (is_draft(h->mesh)) return share_draft(L, h, name, len, replace);
   if (!h->sysmem) { /* version 1 of a lineage in system memory: a frozen copy */
     if ((st = nm_navmesh_version_new(h->mesh, lnm_registry_alloc(), &copy)) < 0) lnm_raise_status(L, "share", st, NULL);
+    (void)nm_navmesh_island_count(copy); /* its island labels now, not by the first reader */
     if ((st = nm_query_new(copy, h->max_nodes, &h->alloc, &q)) < 0) {
       nm_navmesh_release(copy);
       lnm_raise_status(L, "share", st, NULL);
