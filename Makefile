@@ -2,6 +2,7 @@
 #   make            the C core and one Lua module per Lua found (build/<lua>/navmesh/core.so)
 #   make test       everything CI runs; ends with "N passed, N failed"
 #   make demo       builds a procedural level, finds a path, writes build/demo.svg
+#   make obstacles  a tile cache: a door closes, a crate falls; writes build/obstacles.svg
 #   make bench      timings in C and from Lua (make bench BENCH_SECONDS=1)
 # Variables: CC, LUA_INCDIR (build one module against these headers, e.g.
 # skynet/3rd/lua, into CUSTOM, default build/custom), OPT, WERROR (empty:
@@ -32,7 +33,7 @@ ifneq ($(LUA_INCDIR),)
 MODULES := $(CUSTOM)/navmesh/core.so
 endif
 
-.PHONY: all deps test test-c test-lua demo bench fuzz clean FORCE
+.PHONY: all deps test test-c test-lua demo obstacles bench fuzz clean FORCE
 all: $(LIB) $(MODULES)
 
 $(B)/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
@@ -79,6 +80,12 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(B)
 	LUA_PATH="lua/?.lua;examples/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 examples/demo.lua $(B)/demo.svg
+
+# The tile-cache example: a door closes, a crate falls; writes build/obstacles.svg
+obstacles: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p $(B)
+	LUA_PATH="lua/?.lua;examples/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 examples/obstacles.lua $(B)/obstacles.svg
 
 bench: deps
 	@$(MAKE) --no-print-directory all

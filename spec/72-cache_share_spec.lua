@@ -111,8 +111,8 @@ describe("cache:share", function()
     -- plus the tiles it changed (the rebuilt one and neighbours whose links change)
     local data = mesh:info().dataBytes
     local fixed = one - data
-    print(("# %d tiles, %d bytes of tiles: version 1 %d bytes; version 2 (%d tile rebuilt) adds %d bytes: " ..
-           "%d of table, %d of tiles"):format(mesh:info().tiles, data, one, rebuilt, two - one, fixed, two - one - fixed))
+    print(("# %d tiles: version 1 takes %d bytes (%d of tiles, %d of slot table and hash); version 2 " ..
+           "(%d tile rebuilt) adds %d bytes"):format(mesh:info().tiles, one, data, fixed, rebuilt, two - one))
     assert.is_true(two - one - fixed < data / 4)
     assert.is_true(h:refresh()) -- version 1 goes: only its own tiles are freed
     assert.is_true(navmesh.sharedBytes() - base < two)

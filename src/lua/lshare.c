@@ -58,12 +58,17 @@ static int is_draft(const nm_navmesh *m) { return nm_navmesh_version_number(m) >
 /* share() of a draft: it becomes the next version of its lineage (a cost
  * in the tiles it changed, not a copy) and takes the name. */
 static int share_draft(lua_State *L, lnm_mesh *h, const char *name, size_t len, int replace) {
+  nm_navmesh *base;
   char *copy;
   int rc;
   if (!replace && lnm_registry_taken(name, len, NULL)) return push_exists(L, name);
   copy = name_dup(L, h, name, len);
+  base = nm_navmesh_version_latest(h->mesh); /* the version the draft was made from */
   nm_navmesh_version_commit(h->mesh);
-  rc = lnm_registry_put(name, len, h->mesh, replace);
+  /* the usual case, the name holds that version: swap it in (no byte count
+   * to make, which is linear in the tiles) */
+  rc = lnm_registry_replace(name, len, base, h->mesh) ? LNM_REG_OK : lnm_registry_put(name, len, h->mesh, replace);
+  nm_navmesh_release(base);
   name_set(h, copy, len, rc == LNM_REG_OK);
   if (rc == LNM_REG_NOMEM) luaL_error(L, "share: not enough memory");
   if (rc != LNM_REG_OK) return push_exists(L, name);
