@@ -424,10 +424,7 @@ static int lnm_build_tile(lua_State *L) {
   if (st == NM_ERR_EMPTY) return lnm_push_fail(L, "buildTile", st, &diag);
   if (st == NM_ERR_PARAM) luaL_argerror(L, 3, diag.msg);
   if (st < 0) lnm_raise_status(L, "buildTile", st, &diag);
-  g->p = blob;
-  g->size = size;
-  lua_pushlstring(L, (const char *)blob, size);
-  lnm_guard_free(g);
+  lnm_guard_push(L, g, blob, size);
   return 1;
 }
 

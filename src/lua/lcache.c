@@ -550,10 +550,7 @@ static int cache_save_string(lua_State *L) {
   size_t len;
   nm_status st = nm_cache_save(lc->c, &bytes, &len);
   if (st < 0) lnm_raise_status(L, "saveString", st, NULL);
-  g->p = bytes;
-  g->size = len;
-  lua_pushlstring(L, (const char *)bytes, len);
-  lnm_guard_free(g);
+  lnm_guard_push(L, g, bytes, len);
   return 1;
 }
 
@@ -561,24 +558,17 @@ static int cache_save_string(lua_State *L) {
 static int cache_save(lua_State *L) {
   lnm_cache *lc = check_cache(L, 1);
   const char *path = luaL_checkstring(L, 2);
+  lnm_guard *g = lnm_guard_new(L, &lc->alloc);
   void *bytes;
   size_t len;
-  FILE *f;
-  int ok;
+  int n;
   nm_status st = nm_cache_save(lc->c, &bytes, &len);
   if (st < 0) lnm_raise_status(L, "save", st, NULL);
-  f = fopen(path, "wb");
-  ok = f && fwrite(bytes, 1, len, f) == len;
-  if (f && fclose(f) != 0) ok = 0;
-  nm_cache_free_bytes(lc->c, bytes, len);
-  if (!ok) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "cannot write %s: %s", path, strerror(errno));
-    lua_pushstring(L, nm_status_name(NM_ERR_IO));
-    return 3;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
+  g->p = bytes;
+  g->size = len;
+  n = lnm_write_file(L, path, bytes, len);
+  lnm_guard_free(g);
+  return n;
 }
 
 /* cache:info() -> {layers=, maxLayers=, obstacles=, maxObstacles=,
@@ -640,15 +630,6 @@ static const luaL_Reg cache_funcs[] = {
 
 /* The TileCache class (close is also __gc and __close) and its makers. */
 void lnm_open_cache(lua_State *L) {
-  lnm_new_class(L, LNM_CACHE);
-  lnm_add_methods(L, LNM_CACHE, cache_methods);
-  luaL_getmetatable(L, LNM_CACHE);
-  lua_pushcfunction(L, cache_close);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, cache_close);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, cache_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  lnm_object_class(L, LNM_CACHE, cache_methods, cache_close, cache_tostring);
   luaL_setfuncs(L, cache_funcs, 0);
 }

@@ -173,15 +173,6 @@ static const luaL_Reg job_funcs[] = {
 
 /* The BuildJob class (close is also __gc and __close) and navmesh.buildJob. */
 void lnm_open_job(lua_State *L) {
-  lnm_new_class(L, LNM_JOB);
-  lnm_add_methods(L, LNM_JOB, job_methods);
-  luaL_getmetatable(L, LNM_JOB);
-  lua_pushcfunction(L, job_close);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, job_close);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, job_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  lnm_object_class(L, LNM_JOB, job_methods, job_close, job_tostring);
   luaL_setfuncs(L, job_funcs, 0);
 }

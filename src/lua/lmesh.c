@@ -366,24 +366,17 @@ static int lnm_mesh_save_string(lua_State *L) {
 static int lnm_mesh_save(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   const char *path = luaL_checkstring(L, 2);
-  int fmt = check_format(L, 3), ok;
+  int fmt = check_format(L, 3), n;
   void *bytes;
   size_t len;
-  FILE *f;
   nm_status st = nm_navmesh_save(h->mesh, fmt, &bytes, &len);
   if (st < 0) lnm_raise_status(L, "save", st, NULL);
-  f = fopen(path, "wb");
-  ok = f && fwrite(bytes, 1, len, f) == len;
-  if (f && fclose(f) != 0) ok = 0;
+  h->out = bytes; /* freed by close/__gc if a push raises */
+  h->out_len = len;
+  n = lnm_write_file(L, path, bytes, len);
   nm_free_bytes(h->mesh, bytes, len);
-  if (!ok) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "cannot write %s: %s", path, strerror(errno));
-    lua_pushstring(L, nm_status_name(NM_ERR_IO));
-    return 3;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
+  h->out = NULL;
+  return n;
 }
 
 /* ---- tiles ---- */
@@ -690,15 +683,6 @@ static const luaL_Reg mesh_funcs[] = {
 
 /* The NavMesh class (close is also __gc and __close) and its makers. */
 void lnm_open_mesh(lua_State *L) {
-  lnm_new_class(L, LNM_MESH);
-  lnm_add_methods(L, LNM_MESH, mesh_methods);
-  luaL_getmetatable(L, LNM_MESH);
-  lua_pushcfunction(L, lnm_mesh_close);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, lnm_mesh_close);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, lnm_mesh_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  lnm_object_class(L, LNM_MESH, mesh_methods, lnm_mesh_close, lnm_mesh_tostring);
   luaL_setfuncs(L, mesh_funcs, 0);
 }

@@ -125,6 +125,8 @@ typedef struct lnm_guard {
 } lnm_guard;
 lnm_guard *lnm_guard_new(lua_State *L, const nm_alloc *alloc);
 void lnm_guard_free(lnm_guard *g);
+void lnm_guard_push(lua_State *L, lnm_guard *g, void *p, size_t size);
+int lnm_write_file(lua_State *L, const char *path, const void *bytes, size_t len);
 char *lnm_read_file(lua_State *L, const char *what, const char *path, size_t *len, size_t *cap,
                     const char **err);
 
@@ -173,6 +175,8 @@ void lnm_handle_set_name(lua_State *L, lnm_mesh *h, const char *name, size_t len
 /* ---- lutil.c: classes ---- */
 void lnm_new_class(lua_State *L, const char *name);
 void lnm_add_methods(lua_State *L, const char *name, const luaL_Reg *methods);
+void lnm_object_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close,
+                      lua_CFunction tostring);
 
 /* ---- shared between object files ---- */
 nm_offmesh_link *lnm_field_offmesh(lua_State *L, int t, int *count); /* lmesh.c */

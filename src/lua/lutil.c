@@ -751,6 +751,31 @@ void lnm_guard_free(lnm_guard *g) {
   g->p = NULL;
 }
 
+/* Pushes the block p [size] (allocated with g's allocator) as a Lua
+ * string and frees it, also when the push raises. */
+void lnm_guard_push(lua_State *L, lnm_guard *g, void *p, size_t size) {
+  g->p = p;
+  g->size = size;
+  lua_pushlstring(L, (const char *)p, size);
+  lnm_guard_free(g);
+}
+
+/* Writes bytes to a file: pushes true, or nil, "cannot write <path>: ...",
+ * "ERR_IO". Returns the number of values pushed. */
+int lnm_write_file(lua_State *L, const char *path, const void *bytes, size_t len) {
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(bytes, 1, len, f) == len;
+  if (f && fclose(f) != 0) ok = 0;
+  if (!ok) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot write %s: %s", path, strerror(errno));
+    lua_pushstring(L, nm_status_name(NM_ERR_IO));
+    return 3;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 /* A zeroed lnm_scratch block of n bytes owned by the Lua GC (a userdata pushed
  * on the stack), so a raised error in the middle of parsing leaks nothing. */
 void *lnm_scratch(lua_State *L, size_t n) {
@@ -792,6 +817,22 @@ void lnm_new_class(lua_State *L, const char *name) {
   lua_setfield(L, -2, "__name");
   lua_newtable(L);
   lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
+
+/* A class of objects that own resources: methods, close as __gc and
+ * __close (so it must be idempotent), and __tostring. */
+void lnm_object_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close,
+                      lua_CFunction tostring) {
+  lnm_new_class(L, name);
+  lnm_add_methods(L, name, methods);
+  luaL_getmetatable(L, name);
+  lua_pushcfunction(L, close);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, close);
+  lua_setfield(L, -2, "__close");
+  lua_pushcfunction(L, tostring);
+  lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "lua.h"
 #include "lauxlib.h"
 #include "lualib.h"
@@ -62,6 +63,70 @@ static char *pop_string(lua_State *L) {
   if (copy) memcpy(copy, s, len + 1);
   lua_pop(L, 1);
   return copy;
+}
+
+/* Takes the paths from the command line and makes the main state for the
+ * shared mesh `name`; NULL (usage printed) on bad arguments. */
+static lua_State *host_start(int argc, char **argv, const char *name) {
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s <package.path> <package.cpath>\n", argv[0]);
+    return NULL;
+  }
+  lua_path = argv[1];
+  lua_cpath = argv[2];
+  run_name = name;
+  return new_state();
+}
+
+/* What each worker thread runs: worker_chunk with the name, worker_a and
+ * worker_b; with worker_want set, the global WANT holds it first. */
+static const char *worker_chunk, *worker_want;
+static int worker_a, worker_b;
+
+static void *worker_main(void *arg) {
+  worker *w = (worker *)arg;
+  lua_State *L = new_state();
+  if (!L) {
+    snprintf(w->err, sizeof w->err, "cannot create a Lua state");
+  } else {
+    if (worker_want) {
+      lua_pushstring(L, worker_want);
+      lua_setglobal(L, "WANT");
+    }
+    if (run(L, worker_chunk, worker_a, worker_b, w->err, sizeof w->err)) w->answers = pop_string(L);
+    lua_close(L);
+  }
+  __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+/* Starts n workers (w[i].id = 0 for one that could not start). */
+static void start_workers(worker *w, int n) {
+  int i;
+  for (i = 0; i < n; i++) {
+    w[i].id = i + 1;
+    if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {
+      snprintf(w[i].err, sizeof w[i].err, "pthread_create failed");
+      __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
+      w[i].id = 0;
+    }
+  }
+}
+
+/* Runs code (with the count of runs so far as its first integer) every
+ * pause_ms until n workers are done; returns the runs, -1 on an error. */
+static int run_until_done(lua_State *L, const char *code, int n, long pause_ms, char *err, size_t errlen) {
+  struct timespec pause;
+  int runs = 0;
+  pause.tv_sec = 0;
+  pause.tv_nsec = pause_ms * 1000 * 1000;
+  while (__atomic_load_n(&workers_done, __ATOMIC_ACQUIRE) < n) {
+    if (!run(L, code, runs, 0, err, errlen)) return -1;
+    lua_pop(L, 1);
+    runs++;
+    nanosleep(&pause, NULL);
+  }
+  return runs;
 }
 
 /* Prints one TAP line "ok N - ..." / "not ok N - ..." (+ why). */

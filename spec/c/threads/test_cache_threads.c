@@ -16,7 +16,6 @@
  * core under ThreadSanitizer, which fails the run on any data race.
  * Usage: test_cache_threads <package.path> <package.cpath> */
 #define _POSIX_C_SOURCE 200809L
-#include <time.h>
 
 #define NTHREADS 4
 #define NQUERIES 400 /* per thread */
@@ -89,63 +88,21 @@ static const char *const finish_code =
     "collectgarbage(); collectgarbage()\n"
     "return navmesh.sharedBytes()\n";
 
-static const char *g_want;
-
-static void *worker_main(void *arg) {
-  worker *w = (worker *)arg;
-  lua_State *L = new_state();
-  if (!L) {
-    snprintf(w->err, sizeof w->err, "cannot create a Lua state");
-  } else {
-    lua_pushstring(L, g_want);
-    lua_setglobal(L, "WANT");
-    if (run(L, worker_code, NQUERIES, 0, w->err, sizeof w->err)) w->answers = pop_string(L);
-    lua_close(L);
-  }
-  __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
-  return NULL;
-}
-
-/* Toggles the door until every worker is done; returns the versions made. */
-static int toggle_until_done(lua_State *L, char *err, size_t errlen) {
-  const struct timespec pause = {0, 2 * 1000 * 1000};
-  int n = 0;
-  while (__atomic_load_n(&workers_done, __ATOMIC_ACQUIRE) < NTHREADS) {
-    if (!run(L, toggle_code, n, 0, err, errlen)) return -1;
-    lua_pop(L, 1);
-    n++;
-    nanosleep(&pause, NULL);
-  }
-  return n;
-}
-
 int main(int argc, char **argv) {
   static worker w[NTHREADS];
   char err[256] = "";
   char *want = NULL;
   lua_State *L;
   int i, published, both = 0, moves = 0;
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s <package.path> <package.cpath>\n", argv[0]);
-    return 2;
-  }
-  lua_path = argv[1];
-  lua_cpath = argv[2];
-  run_name = NAME;
-  L = new_state();
+  if (!(L = host_start(argc, argv, NAME)) && argc != 3) return 2;
   if (L && run(L, main_code, 0, 0, err, sizeof err)) want = pop_string(L);
   report(want != NULL, "main state builds and shares a tile cache, answers with the door open and shut%.0d", 0, err);
   if (!want) return tap_done();
-  g_want = want;
-  for (i = 0; i < NTHREADS; i++) {
-    w[i].id = i + 1;
-    if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {
-      snprintf(w[i].err, sizeof w[i].err, "pthread_create failed");
-      __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
-      w[i].id = 0;
-    }
-  }
-  published = toggle_until_done(L, err, sizeof err);
+  worker_chunk = worker_code;
+  worker_want = want;
+  worker_a = NQUERIES;
+  start_workers(w, NTHREADS);
+  published = run_until_done(L, toggle_code, NTHREADS, 2, err, sizeof err);
   for (i = 0; i < NTHREADS; i++) {
     int open = 0, shut = 0, moved = 0;
     if (w[i].id) pthread_join(w[i].thread, NULL);

@@ -74,32 +74,6 @@ static const char *const finish_code =
     "collectgarbage(); collectgarbage()\n"
     "return navmesh.sharedBytes()\n";
 
-static void *worker_main(void *arg) {
-  worker *w = (worker *)arg;
-  lua_State *L = new_state();
-  if (!L) {
-    snprintf(w->err, sizeof w->err, "cannot create a Lua state");
-  } else {
-    if (run(L, worker_code, NQUERIES, NROUNDS, w->err, sizeof w->err)) w->answers = pop_string(L);
-    lua_close(L);
-  }
-  __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
-  return NULL;
-}
-
-/* Publishes new versions of the level until every worker is done. */
-static int republish_until_done(lua_State *L, char *err, size_t errlen) {
-  const struct timespec pause = {0, 20 * 1000 * 1000};
-  int n = 0;
-  while (__atomic_load_n(&workers_done, __ATOMIC_ACQUIRE) < NTHREADS) {
-    if (!run(L, republish_code, 0, 0, err, errlen)) return -1;
-    lua_pop(L, 1);
-    n++;
-    nanosleep(&pause, NULL);
-  }
-  return n;
-}
-
 /* The first line where got and want differ, for the failure report. */
 static const char *first_difference(const char *got, const char *want, char *buf, size_t len) {
   int line = 1;
@@ -116,26 +90,15 @@ int main(int argc, char **argv) {
   char *want = NULL;
   lua_State *L;
   int i, republished;
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s <package.path> <package.cpath>\n", argv[0]);
-    return 2;
-  }
-  lua_path = argv[1];
-  lua_cpath = argv[2];
-  run_name = NAME;
-  L = new_state();
+  if (!(L = host_start(argc, argv, NAME)) && argc != 3) return 2;
   if (L && run(L, main_code, NQUERIES, 0, err, sizeof err)) want = pop_string(L);
   report(want != NULL, "main state builds and shares the level, answers %d queries", NQUERIES, err);
   if (!want) return tap_done();
-  for (i = 0; i < NTHREADS; i++) {
-    w[i].id = i + 1;
-    if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {
-      snprintf(w[i].err, sizeof w[i].err, "pthread_create failed");
-      __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
-      w[i].id = 0;
-    }
-  }
-  republished = republish_until_done(L, err, sizeof err);
+  worker_chunk = worker_code;
+  worker_a = NQUERIES;
+  worker_b = NROUNDS;
+  start_workers(w, NTHREADS);
+  republished = run_until_done(L, republish_code, NTHREADS, 20, err, sizeof err);
   for (i = 0; i < NTHREADS; i++) {
     if (w[i].id) pthread_join(w[i].thread, NULL);
     report(w[i].answers && strcmp(w[i].answers, want) == 0,
