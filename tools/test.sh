@@ -60,7 +60,7 @@ fi
 VALGRIND_SKIP=${VALGRIND_SKIP:-03-inset}
 valgrind_suite() ( # (a subshell: the export stays here)
   local vlog=$LOGS/valgrind-memcheck.txt rc specs="" f skip
-  export NAVMESH_HOSTILE_SCALE=0.02
+  export NAVMESH_HOSTILE_SCALE=0.02 NAVMESH_VALGRIND=1
   for f in spec/*_spec.lua; do
     skip=0
     for s in $VALGRIND_SKIP; do case $f in spec/"$s"_spec.lua) skip=1;; esac; done

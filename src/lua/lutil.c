@@ -472,9 +472,15 @@ void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
 
 void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size_t bytes) {
   lnm_acct *a = state_acct(L);
+  size_t now;
   if (!a || alloc->ud != a) return;
   *charged += bytes;
   a->charged += bytes;
+  /* what the state holds now bounds what it held after the last collection
+   * anyone ran (the program's own collectgarbage(), closes since): a state
+   * that once held a large mesh must not wait for that much again */
+  now = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
+  if (now < a->base) a->base = now;
   if (a->charged <= (a->base > LNM_GC_FLOOR ? a->base : LNM_GC_FLOOR)) return;
 #if LUA_VERSION_NUM >= 502
   if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;
