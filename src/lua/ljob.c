@@ -67,22 +67,27 @@ static int lnm_build_job(lua_State *L) {
   return 1;
 }
 
-/* Pushes the values of the result table at the top (and removes it). */
+/* Pushes the values of the result table at the top (and removes it): its
+ * fields 1..n (n stored: the first value may be nil). */
 static int push_result(lua_State *L) {
-  int i, n = (int)lua_rawlen(L, -1), t = lua_gettop(L);
-  lua_rawgeti(L, t, 1); /* n = 0: nil */
-  for (i = 2; i <= n; i++) lua_rawgeti(L, t, i);
+  int i, n, t = lua_gettop(L);
+  lua_getfield(L, t, "n");
+  n = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  for (i = 1; i <= n; i++) lua_rawgeti(L, t, i);
   lua_remove(L, t);
-  return n > 1 ? n : 1;
+  return n;
 }
 
 /* Keeps the n values on top as the job's result (popped) and pushes them
  * again. */
 static int keep_result(lua_State *L, lnm_job *j, int n) {
   int i;
-  lua_createtable(L, n, 0);
+  lua_createtable(L, n, 1);
   lua_insert(L, -n - 1);
   for (i = n; i >= 1; i--) lua_rawseti(L, -i - 1, i);
+  lua_pushinteger(L, n);
+  lua_setfield(L, -2, "n");
   j->result_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_rawgeti(L, LUA_REGISTRYINDEX, j->result_ref);
   return push_result(L);
