@@ -745,6 +745,23 @@ NM_API nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, in
 /* Rebuilds the navmesh tiles of every layer at grid cell (tx, ty) now. */
 NM_API nm_status nm_cache_build_tiles_at(nm_cache *c, int tx, int ty);
 
+/* nm_cache_build on a worker thread (a build job: poll it with
+ * nm_cache_build_job_poll; nm_build_job_progress, _cancel and _free work as
+ * for nm_build_job_start). The inputs are copied with alloc on the calling
+ * thread; the cache is built in cache_alloc's memory and stays there (it
+ * must be thread-safe; NULL: the system allocator). tile_size must be
+ * 1..255. ERR_PARAM (diag), ERR_EMPTY (no triangles), ERR_NOMEM. */
+NM_API nm_status nm_cache_build_job_start(const float *verts, int nverts, const int *tris, int ntris,
+                                          const nm_build_config *cfg, int max_obstacles,
+                                          const nm_cache_rules *rules, const nm_alloc *alloc,
+                                          const nm_alloc *cache_alloc, nm_diag *diag, nm_build_job **out);
+
+/* Never blocks: NM_UNFINISHED while the build runs, then NM_OK with *out
+ * the cache (owned by the caller; handed over once, later polls give
+ * ERR_STATE), or what nm_cache_build returned (diag), or ERR_CANCELLED.
+ * ERR_PARAM for a job that does not build a cache. */
+NM_API nm_status nm_cache_build_job_poll(nm_build_job *job, nm_cache **out, nm_diag *diag);
+
 /* States of an obstacle (nm_cache_get_obstacle). */
 enum { NM_OBSTACLE_PENDING = 0, NM_OBSTACLE_PLACED = 1, NM_OBSTACLE_REMOVING = 2 };
 

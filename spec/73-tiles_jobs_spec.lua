@@ -3,7 +3,8 @@
 -- navmesh.tileGrid the mesh they fit, mesh:getTile reads a tile without
 -- removing it, mesh:tiles lists them, addTile(bytes, {ref = oldRef}) gives
 -- polygons their old references back, the build config's areaFlags sets
--- polygon flags by area; navmesh.buildJob builds on a worker thread.
+-- polygon flags by area; navmesh.buildJob and buildCacheJob build on a
+-- worker thread.
 package.path = "examples/?.lua;" .. package.path
 local helper = require "helper"
 local navmesh = require "navmesh"
@@ -174,6 +175,32 @@ describe("navmesh.buildJob", function()
     local job = navmesh.buildJob(WV, WT, { tileSize = 8, cellSize = 0.1 })
     job:close()
     job:close()
+  end)
+
+  it("buildCacheJob builds a tile cache on a worker thread: what buildCache returns", function()
+    local want = assert(navmesh.buildCache(V, T, { tileSize = 32, maxObstacles = 8 }))
+    local job = navmesh.buildCacheJob(V, T, { tileSize = 32, maxObstacles = 8 }, { maxNodes = 64 })
+    local cache, mesh = wait(job)
+    assert.are.equal(want:saveString(), cache:saveString())
+    assert.are.equal(8, cache:info().maxObstacles)
+    assert.are.equal(64, mesh:info().maxNodes)
+    assert.are.same({ cache, mesh }, { job:result() })
+    job:close()
+    assert(cache:addObstacle { kind = "cylinder", center = { 17, 0, 5 }, radius = 1, height = 2 })
+    assert.are.same({ true, 1 }, { cache:update() })
+    cache:close()
+    local j2 = navmesh.buildCacheJob(WV, WT, { cellSize = 0.1 })
+    j2:cancel()
+    local c2, msg, code = wait(j2)
+    if c2 then
+      print("# the cache build finished before the cancel reached it")
+    else
+      assert.are.equal("ERR_CANCELLED", code)
+      assert.is_truthy(msg:find("^buildCacheJob: cancelled"))
+    end
+    j2:close()
+    assert.is_truthy(raised(navmesh.buildCacheJob, V, T, { tileSize = 300 }):find("^bad option 'tileSize'"))
+    assert.are.equal("ERR_EMPTY", select(3, navmesh.buildCacheJob(V, {})))
   end)
 
   it("refuses at once what build refuses before building; the rest comes as the result", function()

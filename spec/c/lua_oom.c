@@ -339,6 +339,10 @@ TEST(cache) {
            CACHE_SETUP "local job = navmesh.buildJob(v, t, cfg)\n"
            "local m repeat m = job:result() until m\n"
            "job:close() return m:info().tiles > 0 and 'ok' or 'bad result'");
+  scenario("buildCacheJob",
+           CACHE_SETUP "local job = navmesh.buildCacheJob(v, t, cfg)\n"
+           "local c, m repeat c, m = job:result() until c or m\n"
+           "job:close() return (c and m:info().tiles > 0) and 'ok' or 'bad result'");
 }
 
 int main(void) {

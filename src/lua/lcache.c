@@ -45,6 +45,14 @@ static lnm_cache *new_cache(lua_State *L) {
   return lc;
 }
 
+/* For caches built elsewhere (ljob.c): pushes an empty cache object whose
+ * cache will live in alloc's memory; returns where to put the cache. */
+nm_cache **lnm_cache_push_empty(lua_State *L, const nm_alloc *alloc) {
+  lnm_cache *lc = new_cache(L);
+  lc->alloc = *alloc;
+  return &lc->c;
+}
+
 /* Its NavMesh handle (pushed; nil once dropped). */
 static lnm_mesh *push_handle(lua_State *L, lnm_cache *lc) {
   if (lc->mesh_ref == LUA_NOREF) {
@@ -78,10 +86,9 @@ static int cache_tostring(lua_State *L) {
 }
 
 /* Finishes making a cache: charges the collector for what it took since
- * `mark`, makes its NavMesh handle (maxNodes from the options at opts) and
- * pushes it after the cache (at idx). Returns 2 (cache, mesh). */
-static int push_made(lua_State *L, int idx, lnm_cache *lc, size_t mark, int opts) {
-  int nodes = lnm_opt_max_nodes(L, opts);
+ * `mark`, makes its NavMesh handle (maxNodes nodes) and pushes the cache (at
+ * idx) and the handle. Returns 2. */
+static int push_made(lua_State *L, int idx, lnm_cache *lc, size_t mark, int nodes) {
   nm_navmesh *mesh = nm_cache_navmesh(lc->c);
   size_t now = lnm_alloc_bytes(&lc->alloc);
   lnm_mesh *h;
@@ -91,9 +98,17 @@ static int push_made(lua_State *L, int idx, lnm_cache *lc, size_t mark, int opts
   nm_navmesh_retain(mesh);
   lnm_handle_attach(L, h, mesh, nodes);
   h->cached = 1;
+  h->sysmem = lc->alloc.fn != h->alloc.fn; /* a cache built by a job lives in system memory */
   lua_pushvalue(L, -1);
   lc->mesh_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   return 2;
+}
+
+/* Finishes a cache object at idx made by lnm_cache_push_empty whose cache
+ * is in place: pushes it and its NavMesh handle (maxNodes nodes). */
+int lnm_cache_finish(lua_State *L, int idx, int nodes) {
+  lnm_cache *lc = (lnm_cache *)luaL_checkudata(L, idx, LNM_CACHE);
+  return push_made(L, idx, lc, lnm_alloc_bytes(&lc->alloc), nodes);
 }
 
 /* ---- options ---- */
@@ -114,7 +129,22 @@ static void read_rules(lua_State *L, int t, nm_cache_rules *r) {
 
 /* navmesh.buildCache(vertices, triangles [, config [, opts]]) -> cache,
  * mesh | nil, msg, code. config: navmesh.build's keys (tileSize default
- * 48) plus maxObstacles (1024) and obstaclePadding (0). */
+ * 48) plus maxObstacles (1024) and obstaclePadding (0), read by
+ * lnm_read_cache_config (also for navmesh.buildCacheJob). */
+void lnm_read_cache_config(lua_State *L, int idx, int keep, nm_build_config *cfg, nm_cache_rules *rules,
+                           int *max_obs, int *progress) {
+  lnm_read_build_config(L, idx, keep, cfg, progress, cache_keys);
+  if (lua_istable(L, idx)) lua_getfield(L, idx, "tileSize");
+  else lua_pushnil(L);
+  if (lua_isnil(L, -1)) cfg->tile_size = 48;
+  lua_pop(L, 1);
+  if (cfg->tile_size < 1 || cfg->tile_size > 255)
+    lnm_opterror(L, "tileSize", "integer in 1..255 expected for a tile cache (layers are at most 255 cells a side), got %d",
+                 cfg->tile_size);
+  *max_obs = lua_istable(L, idx) ? (int)lnm_field_int(L, idx, "maxObstacles", 1024, 1, 65536) : 1024;
+  read_rules(L, lua_istable(L, idx) ? idx : 0, rules);
+}
+
 static int lnm_build_cache(lua_State *L) {
   nm_build_config cfg;
   nm_cache_rules rules;
@@ -124,23 +154,14 @@ static int lnm_build_cache(lua_State *L) {
   lnm_cache *lc;
   const float *v;
   const int *t;
-  int nv, nt, progress, keep, max_obs = 1024, idx;
+  int nv, nt, progress, keep, max_obs, idx, nodes;
   size_t mark;
   lua_settop(L, 4);
   lua_newtable(L);
   keep = lua_gettop(L);
   lnm_read_geometry(L, 1, 2, keep, &v, &nv, &t, &nt);
-  lnm_read_build_config(L, 3, keep, &cfg, &progress, cache_keys);
-  if (lua_istable(L, 3)) lua_getfield(L, 3, "tileSize");
-  else lua_pushnil(L);
-  if (lua_isnil(L, -1)) cfg.tile_size = 48;
-  lua_pop(L, 1);
-  if (cfg.tile_size < 1 || cfg.tile_size > 255)
-    lnm_opterror(L, "tileSize", "integer in 1..255 expected for a tile cache (layers are at most 255 cells a side), got %d",
-                 cfg.tile_size);
-  if (lua_istable(L, 3)) max_obs = (int)lnm_field_int(L, 3, "maxObstacles", 1024, 1, 65536);
-  read_rules(L, lua_istable(L, 3) ? 3 : 0, &rules);
-  lnm_opt_table(L, 4, lnm_handle_opts);
+  lnm_read_cache_config(L, 3, keep, &cfg, &rules, &max_obs, &progress);
+  nodes = lnm_opt_max_nodes(L, lnm_opt_table(L, 4, lnm_handle_opts));
   lc = new_cache(L);
   idx = lua_gettop(L);
   mark = lnm_alloc_bytes(&lc->alloc);
@@ -151,7 +172,7 @@ static int lnm_build_cache(lua_State *L) {
   if (st == NM_ERR_EMPTY) return lnm_push_fail(L, "buildCache", st, &diag);
   if (st == NM_ERR_PARAM) luaL_argerror(L, 3, diag.msg);
   if (st < 0) lnm_raise_status(L, "buildCache", st, &diag);
-  return push_made(L, idx, lc, mark, lua_istable(L, 4) ? 4 : 0);
+  return push_made(L, idx, lc, mark, nodes);
 }
 
 static const char *const load_keys[] = {"maxNodes", "obstaclePadding", "areaFlags", NULL};
@@ -173,7 +194,7 @@ static int load_bytes(lua_State *L, const char *bytes, size_t len, int opts, con
     if (st == NM_ERR_NOMEM) lnm_raise_status(L, what, st, NULL);
     return lnm_push_fail(L, what, st, &diag);
   }
-  return push_made(L, idx, lc, mark, opts);
+  return push_made(L, idx, lc, mark, lnm_opt_max_nodes(L, opts));
 }
 
 /* navmesh.loadCacheString(bytes [, opts]) -> cache, mesh | nil, msg, code */

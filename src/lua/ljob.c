@@ -1,6 +1,7 @@
 /* ljob.c -- builds off the Lua thread: navmesh.buildJob runs navmesh.build
- * on a worker thread (nm_build_job_*); job:result() polls it without
- * blocking, so an OpenResty or Skynet handler never waits for a build.
+ * on a worker thread (nm_build_job_*), navmesh.buildCacheJob
+ * navmesh.buildCache; job:result() polls it without blocking, so an
+ * OpenResty or Skynet handler never waits for a build.
  *
  * The state's allocator is only called on the Lua thread (the job copies
  * the inputs with it when it starts and moves the finished mesh into it
@@ -13,7 +14,9 @@ typedef struct lnm_job {
   nm_build_job *job;         /* NULL once closed */
   nm_alloc alloc;            /* the state's, through its account */
   int nodes;                 /* maxNodes of the handle it makes */
-  int handle_ref;            /* the NavMesh handle the result goes into */
+  int is_cache;              /* navmesh.buildCacheJob */
+  nm_cache **cache_slot;     /* where the cache goes in its TileCache object */
+  int handle_ref;            /* the NavMesh handle (or TileCache) the result goes into */
   int result_ref;            /* table of what result() returns, once known */
 } lnm_job;
 
@@ -35,37 +38,50 @@ static int job_close(lua_State *L) {
   return 0;
 }
 
-/* navmesh.buildJob(vertices, triangles [, config [, opts]]) -> job: starts
- * navmesh.build of these inputs on a worker thread. What build would refuse
- * at once (bad config: raised; nothing walkable in the input: nil, msg,
- * "ERR_EMPTY") is refused here. */
-static int lnm_build_job(lua_State *L) {
+/* Starts the job of navmesh.buildJob (cache = 0) or buildCacheJob: what
+ * the build would refuse at once (bad config: raised; no triangles: nil,
+ * msg, "ERR_EMPTY") is refused here. */
+static int start_job(lua_State *L, int cache, const char *what) {
   nm_build_config cfg;
+  nm_cache_rules rules;
   nm_diag diag;
   nm_status st;
   lnm_job *j;
   const float *v;
   const int *t;
-  int nv, nt, progress, keep;
+  int nv, nt, progress, keep, max_obs = 0;
   lua_settop(L, 4);
   lua_newtable(L);
   keep = lua_gettop(L);
   lnm_read_geometry(L, 1, 2, keep, &v, &nv, &t, &nt);
-  lnm_read_build_config(L, 3, keep, &cfg, &progress, NULL);
+  if (cache) lnm_read_cache_config(L, 3, keep, &cfg, &rules, &max_obs, &progress);
+  else lnm_read_build_config(L, 3, keep, &cfg, &progress, NULL);
   if (progress) lnm_opterror(L, "progress", "not called for a job: poll job:progress() instead");
   j = (lnm_job *)lua_newuserdata(L, sizeof *j);
   memset(j, 0, sizeof *j);
   j->handle_ref = j->result_ref = LUA_NOREF;
+  j->is_cache = cache;
   luaL_setmetatable(L, LNM_JOB);
   j->nodes = lnm_opt_max_nodes(L, lnm_opt_table(L, 4, lnm_handle_opts));
   lnm_acct_alloc(L, &j->alloc);
   memset(&diag, 0, sizeof diag);
-  st = nm_build_job_start(v, nv, t, nt, &cfg, &j->alloc, &diag, &j->job);
-  if (st == NM_ERR_EMPTY) return lnm_push_fail(L, "buildJob", st, &diag);
+  st = cache ? nm_cache_build_job_start(v, nv, t, nt, &cfg, max_obs, &rules, &j->alloc, lnm_system_alloc(), &diag,
+                                        &j->job)
+             : nm_build_job_start(v, nv, t, nt, &cfg, &j->alloc, &diag, &j->job);
+  if (st == NM_ERR_EMPTY) return lnm_push_fail(L, what, st, &diag);
   if (st == NM_ERR_PARAM) luaL_argerror(L, 3, diag.msg);
-  if (st < 0) lnm_raise_status(L, "buildJob", st, &diag);
+  if (st < 0) lnm_raise_status(L, what, st, &diag);
   return 1;
 }
+
+/* navmesh.buildJob(vertices, triangles [, config [, opts]]) -> job:
+ * navmesh.build of these inputs on a worker thread. */
+static int lnm_build_job(lua_State *L) { return start_job(L, 0, "buildJob"); }
+
+/* navmesh.buildCacheJob(vertices, triangles [, config [, opts]]) -> job:
+ * navmesh.buildCache on a worker thread; the cache lives in system memory
+ * (a cache cannot be moved cheaply into the state's). */
+static int lnm_build_cache_job(lua_State *L) { return start_job(L, 1, "buildCacheJob"); }
 
 /* Pushes the values of the result table at the top (and removes it): its
  * fields 1..n (n stored: the first value may be nil). */
@@ -93,23 +109,43 @@ static int keep_result(lua_State *L, lnm_job *j, int n) {
   return push_result(L);
 }
 
-/* The handle the mesh will go into, made once (so that taking the mesh
- * never fails half way). */
-static lnm_mesh *job_handle(lua_State *L, lnm_job *j) {
-  lnm_mesh *h;
+/* The object the result will go into (a NavMesh handle, or an empty
+ * TileCache, j->cache_slot), made once, so that taking the result never
+ * fails half way. */
+static void *job_target(lua_State *L, lnm_job *j) {
+  void *p;
   if (j->handle_ref == LUA_NOREF) {
-    lnm_new_handle(L);
+    if (j->is_cache) j->cache_slot = lnm_cache_push_empty(L, lnm_system_alloc());
+    else lnm_new_handle(L);
     j->handle_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   }
   lua_rawgeti(L, LUA_REGISTRYINDEX, j->handle_ref);
-  h = (lnm_mesh *)lua_touserdata(L, -1);
+  p = lua_touserdata(L, -1);
   lua_pop(L, 1);
-  return h;
+  return p;
+}
+
+/* result() of a cache job: cache, mesh or nil, msg, code. */
+static int cache_result(lua_State *L, lnm_job *j) {
+  nm_diag diag;
+  nm_status st;
+  job_target(L, j);
+  memset(&diag, 0, sizeof diag);
+  st = nm_cache_build_job_poll(j->job, j->cache_slot, &diag);
+  if (st == NM_UNFINISHED) {
+    lua_pushnil(L);
+    return 1;
+  }
+  if (st == NM_ERR_NOMEM) lnm_raise_status(L, "result", st, NULL);
+  if (st < 0) return keep_result(L, j, lnm_push_fail(L, "buildCacheJob", st, &diag));
+  lua_rawgeti(L, LUA_REGISTRYINDEX, j->handle_ref);
+  return keep_result(L, j, lnm_cache_finish(L, lua_gettop(L), j->nodes));
 }
 
 /* job:result() -> nil while the build runs; then what navmesh.build
- * returns: mesh, stats, or nil, msg, code (ERR_CANCELLED after cancel),
- * the same on every later call. */
+ * returns: mesh, stats (a cache job: what navmesh.buildCache returns:
+ * cache, mesh), or nil, msg, code (ERR_CANCELLED after cancel), the same
+ * on every later call. */
 static int job_result(lua_State *L) {
   lnm_job *j = check_job(L, 1);
   nm_navmesh *mesh = NULL;
@@ -122,7 +158,8 @@ static int job_result(lua_State *L) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, j->result_ref);
     return push_result(L);
   }
-  h = job_handle(L, j);
+  if (j->is_cache) return cache_result(L, j);
+  h = (lnm_mesh *)job_target(L, j);
   memset(&diag, 0, sizeof diag);
   before = lnm_handle_bytes(h);
   st = nm_build_job_poll(j->job, &mesh, &diag, &stats);
@@ -173,6 +210,7 @@ static const luaL_Reg job_methods[] = {
 
 static const luaL_Reg job_funcs[] = {
   {"buildJob", lnm_build_job},
+  {"buildCacheJob", lnm_build_cache_job},
   {NULL, NULL}
 };
 

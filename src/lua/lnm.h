@@ -206,6 +206,17 @@ void lnm_progress_done(lnm_progress *pr);
 /* Pushes {tiles=, polys=, peakBytes=, ms={...}}. */
 void lnm_push_build_stats(lua_State *L, const nm_build_stats *s);
 
+/* lcache.c: a tile cache's config (navmesh.buildCache's), and cache
+ * objects for caches built elsewhere (a job): push an empty one, put the
+ * cache in the slot returned, then lnm_cache_finish pushes it and its
+ * NavMesh handle. */
+void lnm_read_cache_config(lua_State *L, int idx, int keep, nm_build_config *cfg, nm_cache_rules *rules,
+                           int *max_obs, int *progress);
+nm_cache **lnm_cache_push_empty(lua_State *L, const nm_alloc *alloc);
+int lnm_cache_finish(lua_State *L, int idx, int nodes);
+/* lutil.c: malloc/realloc/free as an nm_alloc (thread-safe, not counted). */
+const nm_alloc *lnm_system_alloc(void);
+
 /* Each object file's part of luaopen: adds its functions to the module
  * table on top of the stack and its methods to its classes. */
 void lnm_open_mesh(lua_State *L);

@@ -3,6 +3,7 @@
  * (its query scratch and lifetime). See lnm.h for the map of the binding. */
 #define LNM_LUAL_AS_IS /* this file calls Lua's own luaL_argerror and checks */
 #include <ctype.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include "lnm.h"
 
@@ -723,6 +724,23 @@ char *lnm_read_file(lua_State *L, const char *what, const char *path, size_t *le
   fclose(f);
   *len = n;
   return buf;
+}
+
+/* ---- the system allocator (caches built by jobs live in it) ---- */
+
+static void *system_fn(void *ud, void *p, size_t os, size_t ns) {
+  (void)ud;
+  (void)os;
+  if (ns == 0) {
+    free(p);
+    return NULL;
+  }
+  return realloc(p, ns);
+}
+
+const nm_alloc *lnm_system_alloc(void) {
+  static const nm_alloc a = {system_fn, NULL};
+  return &a;
 }
 
 /* ---- guards: core-allocated blocks being turned into Lua values ---- */
