@@ -3,7 +3,8 @@
 #   make test       everything CI runs; ends with "N passed, N failed"
 #   make demo       builds a procedural level, finds a path, writes build/demo.svg
 #   make obstacles  a tile cache: a door closes, a crate falls; writes build/obstacles.svg
-#   make bench      timings in C and from Lua (make bench BENCH_SECONDS=1)
+#   make bench      ours against Detour / Recast, each pair timed in one process
+#                   (BENCH_SECONDS per pair, default 1; docs/performance.md)
 # Variables: CC, LUA_INCDIR (build one module against these headers, e.g.
 # skynet/3rd/lua, into CUSTOM, default build/custom), OPT, WERROR (empty:
 # warnings stay warnings, so other compilers and flags such as OPT=-O3
@@ -71,7 +72,7 @@ deps:
 	@sh tools/deps.sh
 
 test: deps
-	@sh tools/test.sh
+	@bash tools/test.sh
 
 # deps first, then a new make: the modules to build (FOUND_LUAS) are decided
 # when make reads this file, so a make started before the Lua headers were
@@ -125,6 +126,29 @@ test-build: all $(CTESTS) $(B)/asan/5.4/navmesh/core.so
 rockspec:
 	lua5.4 tools/update-rockspec.lua
 .PHONY: rockspec
+
+# ---- coverage of the C code reached from Lua (tools/valgrind-coverage.sh):
+# the Lua 5.4 module built with gcov instrumentation, to compare what the
+# valgrind suite reaches with what the whole Lua suite reaches ----
+COVOBJ := $(patsubst src/%.c,$(B)/cov/obj/%.o,$(SRC) $(BINDING))
+$(B)/cov/obj/lua/%.o: src/lua/%.c $(BINDING_H) include/navmesh.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -O0 --coverage -fprofile-update=atomic -I/usr/include/lua5.4 -c $< -o $@
+$(B)/cov/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -O0 --coverage -fprofile-update=atomic -c $< -o $@
+$(B)/cov/5.4/navmesh/core.so: $(COVOBJ)
+	@mkdir -p $(dir $@)
+	$(CC) --coverage $(SOFLAGS) $(COVOBJ) -lm -lpthread -o $@
+valgrind-coverage: all $(B)/cov/5.4/navmesh/core.so
+	@bash tools/valgrind-coverage.sh
+# today's complete valgrind run alone (make test runs a chosen set of specs)
+valgrind: deps
+	@VALGRIND_SET=full bash tools/test.sh valgrind
+# make test with the complete valgrind run
+test-full: deps
+	@VALGRIND_SET=full bash tools/test.sh
+.PHONY: valgrind-coverage valgrind test-full
 
 # ---- ThreadSanitizer: the shared-mesh host test (spec/c/threads) ----
 # A host program linked with liblua5.4 runs eight Lua states on eight
@@ -180,27 +204,26 @@ bench-threads: all $(B)/bench/threads
 .PHONY: bench-threads
 
 # ---- query toolbox benchmark (issue 6): us per call (CPU time) of the
-# toolbox queries in C, Lua 5.4 and LuaJIT, and, when Debian's librecast-dev
-# is installed, Detour's own timings and a differential check against it.
-# (make bench runs the C and Lua parts too.) JSON lines: build/bench-toolbox.json
+# toolbox queries in C and from Lua 5.4 and LuaJIT against Detour's in one
+# process (bench/pairs.cpp, bench/toolbox_bench.lua with the detourbench
+# module; make bench runs them too, the Lua part on 5.4), and a
+# differential check against Detour (bench/detour_compare.cpp). Needs
+# Debian's librecast-dev. JSON lines: build/bench-toolbox.json
 SHARED ?= ../shared
 DETOUR_INC := /usr/include/recastnavigation
-$(B)/bench/toolbox_bench: bench/toolbox_bench.c bench/toolbox_cases.h bench/cases.h $(LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_CORE) -Wno-unused-function $< $(LIB) -lm -o $@
-
-bench-toolbox: all $(B)/bench/toolbox_bench
+BENCH_CXX := g++ -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Ibench -I$(DETOUR_INC)
+bench-toolbox: all
+	@mkdir -p $(B)/bench/5.4 $(B)/bench/jit
 	@: > $(B)/bench-toolbox.json
-	$(B)/bench/toolbox_bench $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json
-	@if [ -f $(DETOUR_INC)/DetourNavMeshQuery.h ] && command -v g++ >/dev/null; then \
-	  g++ -O2 -D_POSIX_C_SOURCE=200809L -I$(DETOUR_INC) -Ibench bench/detour_toolbox.cpp -lDetour -lm -o $(B)/bench/detour_toolbox && \
-	  $(B)/bench/detour_toolbox $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json; \
-	  g++ -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -I$(DETOUR_INC) -Ibench bench/detour_compare.cpp $(LIB) -lDetour -lm -o $(B)/bench/detour_compare && \
-	  $(B)/bench/detour_compare $(SHARED); \
-	else echo "(Detour reference skipped: install librecast-dev and g++)"; fi
-	LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json
+	$(BENCH_CXX) bench/pairs.cpp $(LIB) -lDetour -lm -o $(B)/bench/pairs
+	BENCH_JOB=toolbox $(B)/bench/pairs $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json
+	$(BENCH_CXX) bench/detour_compare.cpp $(LIB) -lDetour -lm -o $(B)/bench/detour_compare
+	$(B)/bench/detour_compare $(SHARED)
+	$(BENCH_CXX) -fPIC -shared -Isrc/lua -I/usr/include/lua5.4 bench/detour_lua.cpp -lDetour -lm -o $(B)/bench/5.4/detourbench.so
+	LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;$(B)/bench/5.4/?.so;;" lua5.4 bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json
 	@if [ -f $(B)/jit/navmesh/core.so ] && command -v luajit >/dev/null; then \
-	  LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/jit/?.so;;" luajit bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json; fi
+	  $(BENCH_CXX) -fPIC -shared -Isrc/lua -I/usr/include/luajit-2.1 bench/detour_lua.cpp -lDetour -lm -o $(B)/bench/jit/detourbench.so && \
+	  LUA_PATH="lua/?.lua;;" LUA_CPATH="$(B)/jit/?.so;$(B)/bench/jit/?.so;;" luajit bench/toolbox_bench.lua $(SHARED) $(BENCH_SECONDS) 2>>$(B)/bench-toolbox.json; fi
 .PHONY: bench-toolbox
 
 # ---- crowds (issue 18): update time per tick beside Debian's DetourCrowd and
@@ -217,6 +240,14 @@ bench-crowd: all
 	  $(B)/bench/crowd_bench $(SHARED) 2>$(B)/bench-crowd.json; \
 	else echo "(crowd bench skipped: install librecast-dev and g++)"; fi
 .PHONY: bench-crowd
+
+# ---- our builds alone, with stage times and peak memory (bench/build_bench.c;
+# make bench times them against Recast with bench/build_pairs.cpp) ----
+bench-build: all
+	@mkdir -p $(B)/bench
+	$(CC) -std=c99 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Ibench bench/build_bench.c $(LIB) -lm -lpthread -o $(B)/bench/build_bench
+	$(B)/bench/build_bench $(SHARED)
+.PHONY: bench-build
 
 # ---- fuzzing (issue 5): libFuzzer targets, seeds, replay of saved inputs ----
 # `make fuzz` (tools/fuzz.sh) builds build/fuzz/bin/<target> with clang and

@@ -1,25 +1,37 @@
--- toolbox_bench.lua -- mean microseconds per call of the query toolbox on the
--- shared navmeshes, from Lua (the same inputs as toolbox_bench.c: the oracle
--- cases' nearest start/end polygons and points).
---   lua toolbox_bench.lua <shared-dir> [seconds per timing]
+-- toolbox_bench.lua -- the query toolbox from Lua against Detour's C, timed
+-- side by side in one process (bench/pair.lua, with the detourbench module;
+-- our side alone without it), on the shared navmeshes with the toolbox
+-- cases of bench/toolbox_cases.h (the oracle cases' nearest start/end
+-- polygons and points, the same refs in both).
+--   lua toolbox_bench.lua <shared-dir> [seconds per pair x 3]
 -- Table on stdout, one JSON object per (mesh, query) on stderr (the
--- tools/bench.sh convention). Each timing is the best of three, CPU time.
+-- tools/bench.sh convention).
+package.path = "bench/?.lua;" .. package.path
 local navmesh = require "navmesh"
+local pair = require "pair"
 
 local shared = arg[1] or "../shared"
-local secs = tonumber(arg[2]) or 1
-local clock = os.clock
+local secs = (tonumber(arg[2]) or 1) / 3
+local D, LUA = pair.detour, pair.lua
 
--- The oracle cases: start/end refs and points, read with patterns.
-local function load_cases(path)
+-- The toolbox cases: the module's (as the C side reads them), or read from
+-- the oracle file with patterns.
+local function load_cases(side, path)
   local cases = {}
+  if side then
+    local f = side:tbcases()
+    for i = 1, #f, 8 do
+      cases[#cases + 1] = { start = { f[i], f[i + 1], f[i + 2], f[i + 3] }, ["end"] = { f[i + 4], f[i + 5], f[i + 6], f[i + 7] } }
+    end
+    return cases
+  end
   for line in io.lines(path) do
     local c = {}
     for _, k in ipairs { "start", "end" } do
       local ref, x, y, z = line:match('"nearest_' .. k .. '":{[^}]-"ref":(%d+),"pos":%[([^,]+),([^,]+),([^%]]+)%]')
       if ref then c[k] = { tonumber(ref), tonumber(x), tonumber(y), tonumber(z) } end
     end
-    if c.start and c["end"] then cases[#cases + 1] = c end
+    if c.start and c["end"] and #cases < 256 then cases[#cases + 1] = c end
   end
   return cases
 end
@@ -39,46 +51,35 @@ local queries = {
   { "findLocalNeighbourhood", function(m, s) return m:findLocalNeighbourhood(s[1], s[2], s[3], s[4], 5) end },
   { "queryPolygons", function(m, s) return m:queryPolygons(s[2], s[3], s[4], 2, 4, 2) end },
   { "getPolyWallSegments", function(m, s) return m:getPolyWallSegments(s[1]) end },
-  { "findPath", function(m, s, e) return m:findPath(s[1], e[1], s[2], s[3], s[4], e[2], e[3], e[4]) end },
   { "findPathSliced64", function(m, s, e)
     m:findPathBegin(s[1], e[1], s[2], s[3], s[4], e[2], e[3], e[4])
     while m:findPathStep(64) == "in_progress" do end
     return m:findPathEnd() end },
 }
 
--- Best of three measurements of the mean time per call, in microseconds.
-local function measure(mesh, cases, fn)
-  local best = math.huge
-  for _ = 1, 3 do
-    local t0, calls, t = clock(), 0, 0
-    repeat
-      for i = 1, #cases do fn(mesh, cases[i].start, cases[i]["end"]) end
-      calls = calls + #cases
-      t = clock() - t0
-    until t >= secs / 3
-    best = math.min(best, t / calls * 1e6)
-  end
-  return best
-end
-
 local meshes = { "dungeon_solo", "dungeon_tiled", "nav_test_solo", "nav_test_tiled",
                  "undulating_solo", "undulating_tiled", "city_tiled", "maze_tiled" }
-local head = { ("%-17s"):format("toolbox (" .. (jit and "LuaJIT" or _VERSION) .. ")") }
-for _, q in ipairs(queries) do head[#head + 1] = (" %8.8s"):format(q[1]) end
-print(table.concat(head))
+print(("query toolbox from %s: ours against %s, us per call; ratio = median of the per-round ours/vs"):format(LUA,
+  D and "Detour's C in one process" or "(nothing: no detourbench module)"))
+print(pair.header(LUA))
 for _, name in ipairs(meshes) do
-  local large = name:find("city") or name:find("maze")
-  local mesh = assert(navmesh.load(shared .. "/navmeshes/" .. name .. ".bin", { maxNodes = large and 65535 or 2048 }))
-  local cases = load_cases(shared .. "/oracle/" .. name .. ".jsonl")
-  mesh:seed(1)
-  local row = { ("%-17s"):format(name) }
-  for _, q in ipairs(queries) do
-    local us = measure(mesh, cases, q[2])
-    row[#row + 1] = (" %8.3f"):format(us)
-    io.stderr:write(('{"impl":"navmesh-lua","bench":"toolbox","lua":"%s","mesh":"%s","query":"%s","cases":%d,"us_per_call":%.4f}\n'):format(
-      jit and jit.version or _VERSION, name, q[1], #cases, us))
+  if pair.wanted(name) then
+    local large = name:find("city") or name:find("maze")
+    local mesh = assert(navmesh.load(shared .. "/navmeshes/" .. name .. ".bin", { maxNodes = large and 65535 or 2048 }))
+    local side = D and assert(D.open(shared, name))
+    local cases = load_cases(side, shared .. "/oracle/" .. name .. ".jsonl")
+    mesh:seed(1)
+    for _, q in ipairs(queries) do
+      local fn = q[2]
+      local a = pair.timed(function() for i = 1, #cases do fn(mesh, cases[i].start, cases[i]["end"]) end end)
+      local b = side and function(reps) return side:pass(q[1], reps) end
+      local r = pair.run(a, #cases, b, side and side:calls(q[1]), secs)
+      print(pair.row(name, q[1], side and "Detour" or "-", r))
+      io.stdout:flush()
+      pair.json({ { "bench", "toolbox_pairs" }, { "impl", "navmesh-lua" }, { "lua", jit and jit.version or _VERSION },
+        { "mesh", name }, { "job", q[1] }, { "vs", side and "detour" or "-" } }, r)
+    end
+    if side then side:close() end
+    mesh:close()
   end
-  print(table.concat(row))
-  io.stdout:flush()
-  mesh:close()
 end

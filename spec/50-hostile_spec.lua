@@ -318,3 +318,46 @@ describe("hostile bytes", function()
     end
   end)
 end)
+
+-- Damage the random copies above reach only now and then (so a run with
+-- fewer copies, as the valgrind suite's, would miss the code that answers
+-- it), made on purpose: a mesh made here with an off-mesh connection,
+-- saved as MSET (one tile: its blob starts at byte 49 and ends with the
+-- 36-byte connection record; docs of the layout: detour-tile-format.md).
+describe("hostile bytes, made on purpose", function()
+  local s
+  setup(function()
+    local m = navmesh.fromPolygons {
+      vertices = { 0, 0, 0, 0, 0, 10, 10, 0, 10, 10, 0, 0, 20, 0, 0, 20, 0, 10 },
+      polygons = { { 1, 2, 3, 4 }, { 4, 3, 6, 5 } },
+      offMeshConnections = { { start = { 5, 0, 5 }, ["end"] = { 15, 0, 5 }, radius = 0.4 } } }
+    s = m:saveString("mset")
+    m:close()
+    assert(navmesh.loadString(s)):close()
+  end)
+  local function rejected(bytes, why)
+    local m, msg, code = navmesh.loadString(bytes)
+    assert.is_nil(m)
+    assert.are.equal("ERR_DATA", code)
+    assert.is_truthy(msg:find(why, 1, true), msg)
+  end
+  it("bytes after the last tile record", function()
+    rejected(s .. ("\0"):rep(12), "12 bytes after the last tile record")
+  end)
+  it("an off-mesh connection with a NaN radius or a polygon that is not its own", function()
+    rejected(replace(s, #s - 11, word(0x7fc00000)), "off-mesh connection 0 malformed")
+    rejected(replace(s, #s - 7, "\0\0"), "off-mesh connection 0 has a bad polygon")
+  end)
+  it("a polygon without detail triangles: heights come from its outline", function()
+    local b = 49 -- the blob; its sections: header, verts, polys, links, detail meshes
+    local det = b + 100 + u32(s, b + 28) * 12 + u32(s, b + 24) * 32 + u32(s, b + 32) * 12
+    assert.are.equal(2, s:byte(det + 9)) -- the first polygon's detail triangle count
+    local m = assert(navmesh.loadString(replace(s, det + 9, "\0")))
+    local ref = m:findNearestPoly(2, 0, 2)
+    assert.are.equal(0, m:getPolyHeight(ref, 2, 0, 2))
+    local pts, partial = m:path(1, 0, 1, 18, 0, 8)
+    assert.is_false(partial)
+    assert.is_nil(exercise(m))
+    m:close()
+  end)
+end)

@@ -170,6 +170,7 @@ describe("debug output", function()
   end)
 
   it("svg: well-formed XML with one polygon shape per ground polygon, whole or a region", function()
+    if helper.skip_without_module("lxp", "SVG well-formedness checks") then return end
     for _, m in ipairs(list) do
       local svg = dbg.svg { mesh = m.mesh, title = m.name .. " <&>" }
       assert.are.equal(ground_polys(m.mesh), xml_count_polys(svg), m.name)
@@ -185,6 +186,7 @@ describe("debug output", function()
   end)
 
   it("svg: draws links, paths, corridors, obstacles, agents and nodes from plain tables", function()
+    if helper.skip_without_module("lxp", "SVG well-formedness checks") then return end
     local mesh = linked_mesh()
     local pts = assert(mesh:path(1, 0, 1, 20, 1, 9))
     local corridor = assert(mesh:findPath(mesh:findNearestPoly(1, 0, 1), mesh:findNearestPoly(20, 1, 9), 1, 0, 1, 20, 1, 9))
@@ -233,6 +235,7 @@ describe("debug output", function()
   end)
 
   it("export: round-trips through lua-cjson and holds the mesh, in millimetres", function()
+    if helper.skip_without_module("cjson", "JSON export checks") then return end
     local cjson = require "cjson"
     local mesh = linked_mesh()
     local pts = assert(mesh:path(1, 0, 1, 20, 1, 9))
@@ -284,6 +287,8 @@ describe("debug output", function()
 
   it("big meshes: the city's export and SVG (whole and a 100 m region)", function()
     if helper.skip_without_shared("city debug output") then return end
+    if helper.skip_without_module("cjson", "JSON export checks") then return end
+    if helper.skip_without_module("lxp", "SVG well-formedness checks") then return end
     local city = assert(navmesh.load(helper.shared .. "/navmeshes/city_tiled.bin"))
     local t0 = os.clock()
     local text = dbg.export { mesh = city }

@@ -102,14 +102,38 @@ helper.small_meshes = { "dungeon_solo", "dungeon_tiled", "nav_test_solo", "nav_t
                         "undulating_solo", "undulating_tiled" }
 helper.large_meshes = { "city_tiled", "maze_tiled" }
 
--- Oracle cases of one mesh file, decoded (cached).
-local cache = {}
+-- NAVMESH_SPEC_SCALE=f (0 < f <= 1, default 1) runs a fraction f of the
+-- specs' data-driven work: every round(1/f)-th oracle case (helper.oracle)
+-- and the pure-Lua reference checks (brute-force shortest paths) on every
+-- round(1/f)-th query (helper.sampled). The valgrind suite of make test
+-- runs so (tools/valgrind-set.sh); make valgrind-coverage checks that it
+-- still reaches every C line the whole suite reaches.
+helper.scale = math.min(1, math.max(0.001, tonumber(os.getenv("NAVMESH_SPEC_SCALE") or "1") or 1))
+local sample = math.max(1, math.floor(1 / helper.scale + 0.5))
+
+-- Whether the i-th item of a sampled loop is checked (every one at scale 1).
+function helper.sampled(i)
+  return (i - 1) % sample == 0
+end
+
+-- n scaled by NAVMESH_SPEC_SCALE, at least min (default 1).
+function helper.scaled(n, min)
+  return math.max(min or 1, math.floor(n * helper.scale + 0.5))
+end
+
+-- Oracle cases of one mesh file, decoded. Cached weakly: a spec that
+-- collects garbage on purpose does not traverse every file's cases again
+-- and again.
+local cache = setmetatable({}, { __mode = "v" })
 function helper.oracle(name)
   if cache[name] then return cache[name] end
   local f = assert(io.open(helper.shared .. "/oracle/" .. name .. ".jsonl", "rb"))
-  local cases = {}
+  local cases, i = {}, 0
   for line in f:lines() do
-    if line:find("%S") then cases[#cases + 1] = helper.json_decode(line) end
+    if line:find("%S") then
+      i = i + 1
+      if (i - 1) % sample == 0 then cases[#cases + 1] = helper.json_decode(line) end
+    end
   end
   f:close()
   cache[name] = cases
@@ -216,6 +240,19 @@ function helper.skip_without_shared(what)
     return true
   end
   return false
+end
+
+-- Says (once per module) why a test that needs a Lua C module this Lua
+-- lacks (lua-cjson, lua-expat: Debian builds them for 5.1-5.4 only) does
+-- nothing; true when it is missing.
+local missing_said = {}
+function helper.skip_without_module(name, what)
+  if pcall(require, name) then return false end
+  if not missing_said[name] then
+    print(("SKIP %s: module '%s' is not installed for %s"):format(what, name, _VERSION))
+    missing_said[name] = true
+  end
+  return true
 end
 
 -- ---- geometry ----

@@ -3,7 +3,11 @@
 # build/hosts/skynet-HASH/skynet, without jemalloc (the recipe of
 # ../shared/hosts/README.md), unless a build newer than the archive is there.
 # Its 3rd/lua also gives a standalone `lua` (3rd/lua/lua). Log: build.log.
-build_skynet() {
+build_skynet() { # one at a time: hosts-skynet and busted-5.5 run side by side
+  mkdir -p build/hosts
+  ( flock 9 && build_skynet_now "$1" ) 9>"build/hosts/skynet-$1.lock"
+}
+build_skynet_now() {
   local dir=build/hosts/skynet-$1 tgz=$SHARED/hosts/skynet-$1.tar.gz
   [ -x "$dir/skynet/skynet" ] && [ -x "$dir/skynet/3rd/lua/lua" ] && [ "$dir/built" -nt "$tgz" ] && return 0
   rm -rf "$dir/skynet" "$dir/built"
@@ -17,5 +21,9 @@ build_skynet() {
 # build_module HASH: the module against that Skynet's 3rd/lua, in
 # build/hosts/skynet-HASH/lib/navmesh/core.so (make LUA_INCDIR=... CUSTOM=...).
 build_module() {
+  mkdir -p build/hosts
+  ( flock 9 && build_module_now "$1" ) 9>"build/hosts/skynet-$1.lock"
+}
+build_module_now() {
   make -s LUA_INCDIR="build/hosts/skynet-$1/skynet/3rd/lua" CUSTOM="build/hosts/skynet-$1/lib" 2>&1
 }

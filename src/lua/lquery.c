@@ -51,16 +51,15 @@ static void out_begin(lua_State *L, int out, int n) {
   else lua_createtable(L, n, 0);
 }
 
-/* Clears items n+1 ... of the table on top (the tail of an older result). */
+/* Clears items n+1 ... of the table on top (the tail of an older result).
+ * Items 1..n are set, so the table's length (a border) is where the older
+ * result ended: one lookup instead of a read per cleared item. */
 static void out_end(lua_State *L, int n) {
-  for (;;) {
-    lua_rawgeti(L, -1, ++n);
-    if (lua_isnil(L, -1)) break;
-    lua_pop(L, 1);
+  const int len = (int)lua_rawlen(L, -1);
+  while (n < len) {
     lua_pushnil(L);
-    lua_rawseti(L, -2, n);
+    lua_rawseti(L, -2, ++n);
   }
-  lua_pop(L, 1);
 }
 
 /* A list of n floats into out (0: a new table), left on the stack. */
@@ -88,6 +87,54 @@ static void push_refs_into(lua_State *L, int out, const nm_polyref *refs, int n)
   }
   out_end(L, n);
 }
+
+/* The optional options table at idx (its index into *t, 0 when nil or
+ * absent) and which of names[] it holds: bit i for names[i]. The readers
+ * then look up only the keys present (KEY below): a lookup costs as much
+ * for an absent key as for a present one, and a reused { out = t } table
+ * would cost more than no options. The values of the names in `grab` are
+ * taken in the same pass (a lookup by name hashes the name on LuaJIT):
+ * pushed from index *slot on, one per bit of grab in names order, nil when
+ * absent. Anything else (not a table, a key not in names) goes to
+ * lnm_opt_table, which raises. */
+static unsigned opt_keys(lua_State *L, int idx, const char *const *names, int *t, unsigned grab, int *slot) {
+  unsigned keys = 0, i, b;
+  if (slot) *slot = lua_gettop(L) + 1;
+  for (b = grab; b; b &= b - 1) lua_pushnil(L);
+  if (!lua_istable(L, idx)) {
+    *t = lnm_opt_table(L, idx, names); /* 0 for nil or none */
+    return 0;
+  }
+  *t = lnm_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, *t)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    for (i = 0; k && names[i] && (names[i][0] != k[0] || strcmp(names[i], k) != 0); i++) {}
+    if (!k || !names[i]) lnm_opt_table(L, idx, names); /* raises */
+    keys |= 1u << i;
+    if (grab >> i & 1u) {
+      int n = 0;
+      for (b = grab & ((1u << i) - 1); b; b &= b - 1) n++;
+      lua_replace(L, *slot + n);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+  return keys;
+}
+
+/* The output table option `key` taken into stack slot idx (opt_keys): idx,
+ * or 0 when absent. Raises when it is not a table. */
+static int out_slot(lua_State *L, int idx, const char *key) {
+  if (lua_isnil(L, idx)) return 0;
+  if (!lua_istable(L, idx)) luaL_error(L, "bad option '%s' (table expected, got %s)", key, luaL_typename(L, idx));
+  return idx;
+}
+
+/* The options table t when names[i] is among keys, else 0 (no table). */
+#define KEY(keys, i, t) (((keys) >> (i) & 1u) ? (t) : 0)
+/* names[0..2] of every options list that has straight-path options. */
+#define STRAIGHT_KEYS 7u
 
 /* Boolean option `key` of table t (0 = no table): false when absent. */
 static int opt_bool(lua_State *L, int t, const char *key) {
@@ -236,6 +283,21 @@ static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float
   return 3;
 }
 
+/* The list item on top as a polygon reference (an integral number in
+ * 1 .. 2^32-1), 0 when it is not one. Lua 5.3+ reads integers as such,
+ * which costs half of the conversion through a float. */
+static nm_polyref list_ref(lua_State *L) {
+#if LUA_VERSION_NUM >= 503
+  int isint;
+  const lua_Integer v = lua_tointegerx(L, -1, &isint);
+  if (!isint || lua_type(L, -1) != LUA_TNUMBER || v <= 0 || v > (lua_Integer)0xffffffffu) return 0;
+#else
+  const lua_Number v = lua_tonumber(L, -1);
+  if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v <= 0 || v > 4294967295.0) return 0;
+#endif
+  return (nm_polyref)v;
+}
+
 /* The corridor argument at idx (a list of references) into h->path. */
 static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
   int npath = (int)lua_rawlen(L, idx), i;
@@ -243,13 +305,10 @@ static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
   if (npath == 0) luaL_argerror(L, idx, "empty polygon list (a corridor from findPath expected)");
   path = lnm_ensure_path(L, h, npath);
   for (i = 0; i < npath; i++) {
-    lua_Number v;
     lua_rawgeti(L, idx, i + 1);
-    v = lua_tonumber(L, -1);
-    if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v <= 0 || v > 4294967295.0)
+    if (!(path[i] = list_ref(L)))
       luaL_argerror(L, idx, lua_pushfstring(L, "polygon list must hold polygon references, got %s at [%d]",
                                             lnm_got(L, lua_gettop(L)), i + 1));
-    path[i] = (nm_polyref)v;
     lua_pop(L, 1);
   }
   if (!nm_navmesh_is_valid_ref(h->mesh, path[0]))
@@ -266,16 +325,17 @@ static int lnm_mesh_find_straight(lua_State *L) {
   float sp[3], ep[3];
   nm_straight_opts o;
   straight_out out;
-  int npath, t, max_pts = 1 << 24, r;
+  int npath, t, max_pts = 1 << 24, r, slot;
+  unsigned k;
   lnm_check_point(L, 2, sp);
   lnm_check_point(L, 5, ep);
   luaL_checktype(L, 8, LUA_TTABLE);
-  t = lnm_opt_table(L, 9, keys);
-  read_straight_opts(L, t, &o, &max_pts);
+  k = opt_keys(L, 9, keys, &t, 070u, &slot); /* points, flags, refs into slot.. */
+  read_straight_opts(L, k & STRAIGHT_KEYS ? t : 0, &o, &max_pts);
   npath = read_corridor(L, h, 8);
-  out.points = out_field(L, t, "points");
-  out.flags = out_field(L, t, "flags");
-  out.refs = out_field(L, t, "refs");
+  out.points = out_slot(L, slot, "points");
+  out.flags = out_slot(L, slot + 1, "flags");
+  out.refs = out_slot(L, slot + 2, "refs");
   r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, 0, &out);
   if (r < 0) return lnm_push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
   return r;
@@ -289,21 +349,24 @@ typedef struct path_opts {
   float ext[3];
 } path_opts;
 
+/* (read_path_opts's KEY() bits follow this order) */
 static const char *const path_keys[] = {"crossings", "inset", "maxPoints", "filter", "halfExtents",
                                         "optimal", "reachableOnly", "out", "partials", NULL};
 
-/* Reads the options table t (0 = none) of path/paths. */
-static void read_path_opts(lua_State *L, lnm_mesh *h, int t, path_opts *po) {
+/* Reads the options table t (0 = none) of path/paths, which holds the keys
+ * k (opt_keys). */
+static void read_path_opts(lua_State *L, lnm_mesh *h, int t, unsigned k, path_opts *po) {
+  const nm_filter *f;
   po->max_pts = 1 << 24;
   po->f = &h->filter;
   po->ext[0] = 2;
   po->ext[1] = 4;
   po->ext[2] = 2;
-  read_straight_opts(L, t, &po->o, &po->max_pts);
-  po->optimal = opt_bool(L, t, "optimal");
-  po->reachable_only = opt_bool(L, t, "reachableOnly");
-  if (!t) return;
-  if (!(po->f = lnm_field_filter(L, t, "filter"))) po->f = &h->filter;
+  read_straight_opts(L, k & STRAIGHT_KEYS ? t : 0, &po->o, &po->max_pts);
+  po->optimal = opt_bool(L, KEY(k, 5, t), "optimal");
+  po->reachable_only = opt_bool(L, KEY(k, 6, t), "reachableOnly");
+  if (!KEY(k, 3, t) && !KEY(k, 4, t)) return; /* no filter, no halfExtents */
+  if (KEY(k, 3, t) && (f = lnm_field_filter(L, t, "filter")) != NULL) po->f = f;
   if (lnm_field_vec3(L, t, "halfExtents", po->ext) && (po->ext[0] < 0 || po->ext[1] < 0 || po->ext[2] < 0))
     lnm_opterror(L, "halfExtents", "{x, y, z} >= 0 expected, got {%s, %s, %s}", lnm_number(L, po->ext[0]),
                  lnm_number(L, po->ext[1]), lnm_number(L, po->ext[2]));
@@ -349,12 +412,13 @@ static int lnm_mesh_path(lua_State *L) {
   path_opts po;
   const char *what;
   nm_status st;
-  int t;
+  int t, slot;
+  unsigned k;
   lnm_check_point(L, 2, sp);
   lnm_check_point(L, 5, ep);
-  t = lnm_opt_table(L, 8, path_keys);
-  read_path_opts(L, h, t, &po);
-  st = path_one(L, h, &po, sp, ep, out_field(L, t, "out"), &what);
+  k = opt_keys(L, 8, path_keys, &t, 1u << 7, &slot); /* out into slot */
+  read_path_opts(L, h, t, k, &po);
+  st = path_one(L, h, &po, sp, ep, out_slot(L, slot, "out"), &what);
   if (st < 0) return st == NM_ERR_NO_PATH && po.reachable_only ? push_unreachable(L, what) : lnm_push_fail(L, what, st, NULL);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   if (!po.optimal) return 2;
@@ -442,9 +506,10 @@ static int lnm_mesh_paths(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   path_opts po;
   int t, nq, i, out, partials, res, spares = 0;
+  unsigned keys;
   luaL_checktype(L, 2, LUA_TTABLE);
-  t = lnm_opt_table(L, 3, path_keys);
-  read_path_opts(L, h, t, &po);
+  keys = opt_keys(L, 3, path_keys, &t, 0, NULL);
+  read_path_opts(L, h, t, keys, &po);
   nq = (int)lua_rawlen(L, 2);
   if (nq % 6) luaL_argerror(L, 2, lua_pushfstring(L, "six numbers per query expected (sx,sy,sz, ex,ey,ez), got length %d", nq));
   nq /= 6;

@@ -455,6 +455,17 @@ size_t lnm_acct_bytes(lua_State *L) {
 /* Bytes held through handle h's account now (all of its state's handles). */
 size_t lnm_handle_bytes(const lnm_mesh *h) { return lnm_alloc_bytes(&h->alloc); }
 
+/* Lowers the account's base to what the state holds now, less what was
+ * charged since the module's last collection, when that is smaller: Lua's
+ * own collections may have freed much since (a spec file's data, a level
+ * loaded and dropped), and a base left at the old heap size would let
+ * dropped handles pile up to that size before the module collects. */
+static void lower_base(lua_State *L, lnm_acct *a) {
+  size_t held = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
+  size_t live = held > a->charged ? held - a->charged : 0;
+  if (live < a->base) a->base = live;
+}
+
 /* Counts `bytes` handle h just took (a mesh it holds, shared or not, its
  * query, scratch) and runs a full collection once the bytes taken and not
  * given back by close since the last one pass what the state held after it
@@ -473,15 +484,10 @@ void lnm_gc_charge(lua_State *L, lnm_mesh *h, size_t bytes) {
 
 void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size_t bytes) {
   lnm_acct *a = state_acct(L);
-  size_t now;
   if (!a || alloc->ud != a) return;
   *charged += bytes;
   a->charged += bytes;
-  /* what the state holds now bounds what it held after the last collection
-   * anyone ran (the program's own collectgarbage(), closes since): a state
-   * that once held a large mesh must not wait for that much again */
-  now = (size_t)lua_gc(L, LUA_GCCOUNT, 0) * 1024 + a->bytes;
-  if (now < a->base) a->base = now;
+  lower_base(L, a);
   if (a->charged <= (a->base > LNM_GC_FLOOR ? a->base : LNM_GC_FLOOR)) return;
 #if LUA_VERSION_NUM >= 502
   if (!lua_gc(L, LUA_GCISRUNNING, 0)) return;
