@@ -56,9 +56,9 @@ local function obstacle_times(cache, pts, reader)
     local id = cache:addObstacle { kind = "cylinder", center = p, radius = 1, height = 2 }
     repeat until cache:update(1)
     add[#add + 1] = (clock() - t0) * 1e6
-    if reader then
+    if reader then -- (an obstacle that touches no layer publishes no version)
       t0 = clock()
-      assert(reader:refresh())
+      reader:refresh()
       ref = ref + (clock() - t0) * 1e6
     end
     t0 = clock()

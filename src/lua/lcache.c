@@ -530,6 +530,7 @@ static int cache_share(lua_State *L) {
   const char *name = luaL_checklstring(L, 2, &len);
   nm_navmesh *before = nm_cache_navmesh(lc->c);
   nm_status st;
+  size_t held, now;
   int rc;
   lnm_mesh *h;
   if (len == 0 || len > LNM_REG_MAX_NAME)
@@ -541,8 +542,11 @@ static int cache_share(lua_State *L) {
     lua_pushliteral(L, "ERR_EXISTS");
     return 3;
   }
+  held = lnm_alloc_bytes(&lc->alloc);
   if ((st = nm_cache_use_versions(lc->c, lnm_registry_alloc())) < 0) lnm_raise_status(L, "share", st, NULL);
   follow(L, lc, before);
+  now = lnm_alloc_bytes(&lc->alloc); /* the private navmesh went to system memory */
+  lnm_gc_uncharge(&lc->alloc, &lc->charged, held > now ? held - now : 0);
   h = push_handle(L, lc);
   if (h) h->sysmem = 1;
   lua_pop(L, 1);

@@ -154,6 +154,7 @@ size_t lnm_handle_bytes(const lnm_mesh *h);
 size_t lnm_acct_alloc(lua_State *L, nm_alloc *a);
 void lnm_gc_charge_to(lua_State *L, const nm_alloc *a, size_t *charged, size_t bytes);
 void lnm_gc_refund(const nm_alloc *a, size_t *charged);
+void lnm_gc_uncharge(const nm_alloc *a, size_t *charged, size_t bytes);
 size_t lnm_alloc_bytes(const nm_alloc *a);
 
 /* ---- lutil.c: NavMesh handles ---- */

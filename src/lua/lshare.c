@@ -117,11 +117,17 @@ static int lnm_mesh_share(lua_State *L) {
   memcpy(ncopy, name, len);
   name_set(h, ncopy, len, 1);
   if (copy) { /* the handle moves onto the shared copy */
+    const size_t held = lnm_handle_bytes(h);
+    size_t now;
     nm_query_free(h->q);
     nm_navmesh_release(h->mesh);
+    now = lnm_handle_bytes(h);
     h->q = q;
     h->mesh = copy;
     h->sysmem = 1;
+    /* what it held in this state's memory and no longer does is no longer
+     * charged: the collector's pace follows what dropping it frees */
+    lnm_gc_uncharge(&h->alloc, &h->charged, held > now ? held - now : 0);
   }
   lua_pushboolean(L, 1);
   return 1;

@@ -498,11 +498,16 @@ void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size
 }
 
 /* Gives back what an object was charged (it is being closed). */
-void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) {
+void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) { lnm_gc_uncharge(alloc, charged, *charged); }
+
+/* Gives back part of what an object was charged: bytes it no longer holds
+ * in the state's memory (a mesh moved into system memory by share). */
+void lnm_gc_uncharge(const nm_alloc *alloc, size_t *charged, size_t bytes) {
   lnm_acct *a = (lnm_acct *)alloc->ud;
   if (alloc->fn != acct_alloc) return;
-  a->charged -= *charged < a->charged ? *charged : a->charged;
-  *charged = 0;
+  if (bytes > *charged) bytes = *charged;
+  *charged -= bytes;
+  a->charged -= bytes < a->charged ? bytes : a->charged;
 }
 
 static void gc_refund(lnm_mesh *h) { lnm_gc_refund(&h->alloc, &h->charged); }
