@@ -303,8 +303,9 @@ NM_API nm_status nm_navmesh_version_new(const nm_navmesh *mesh, const nm_alloc *
 /* A draft of version, which must be the latest of its lineage: a mutable
  * mesh equal to it. The draft retains version; release the draft to drop
  * it unpublished. ERR_STALE when a newer version exists (edit that one),
- * ERR_STATE when another draft is open, ERR_PARAM when version is not a
- * version, ERR_NOMEM. */
+ * ERR_STATE when another draft is open, ERR_READONLY for the versions a
+ * tile cache publishes (nm_cache_use_versions: the cache is their only
+ * writer), ERR_PARAM when version is not a version, ERR_NOMEM. */
 NM_API nm_status nm_navmesh_version_edit(nm_navmesh *version, nm_navmesh **draft);
 
 /* Publishes a draft as the latest version of its lineage: it becomes

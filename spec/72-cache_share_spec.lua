@@ -58,6 +58,8 @@ describe("cache:share", function()
     assert.is_false(h:refresh())
     local h2 = assert(navmesh.open(name)) -- opens the latest
     assert.are.same(after, route(h2))
+    assert.has_error(function() h2:edit() end, -- the cache is its only writer
+      "NavMesh:edit: this navmesh is published by a TileCache: change it with obstacles")
     -- an update with nothing to do publishes nothing
     assert.are.same({ true, 0 }, { cache:update() })
     assert.are.equal(2, cache:info().version)

@@ -179,6 +179,10 @@ TEST(old_versions_keep_their_bytes) {
   CHECK(nm_cache_update(c, 0, &done, NULL) == NM_OK && done);
   v2 = nm_cache_navmesh(c);
   CHECK(v2 != v1 && nm_navmesh_version_number(v2) == 2);
+  {
+    nm_navmesh *d = NULL; /* the cache is its versions' only writer */
+    CHECK(nm_navmesh_version_edit(v2, &d) == NM_ERR_READONLY && d == NULL);
+  }
   CHECK(!same_bytes(v1, v2));
   CHECK(nm_cache_remove_obstacle(c, id) == NM_OK);
   CHECK(nm_cache_update(c, 0, &done, NULL) == NM_OK && done);

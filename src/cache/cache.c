@@ -147,6 +147,7 @@ nm_status nm_cache_use_versions(nm_cache *c, const nm_alloc *alloc) {
   if (!c) return NM_ERR_PARAM;
   if (c->versions) return NM_OK;
   if ((st = nm_navmesh_version_new(c->mesh, alloc, &v)) < 0) return st;
+  nm_version_set_owner(v, c); /* readers cannot draft the cache's navmesh */
   nm_navmesh_release(c->mesh);
   c->mesh = v;
   c->versions = 1;
@@ -157,7 +158,7 @@ nm_status nm_cache_write_begin(nm_cache *c) {
   nm_navmesh *d;
   nm_status st;
   if (!c->versions) return NM_OK;
-  if ((st = nm_navmesh_version_edit(c->mesh, &d)) < 0) return st;
+  if ((st = nm_version_edit_as(c->mesh, c, &d)) < 0) return st;
   c->mesh = d; /* the draft holds the version it was made from (d->base) */
   return NM_OK;
 }

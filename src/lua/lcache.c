@@ -495,7 +495,7 @@ static int cache_update(lua_State *L) {
   if (st == NM_ERR_NOMEM) lnm_raise_status(L, "update", st, NULL);
   if (st < 0) {
     memset(&diag, 0, sizeof diag);
-    snprintf(diag.msg, sizeof diag.msg, "a layer could not be meshed and keeps its old tile");
+    if (st == NM_ERR_DATA) snprintf(diag.msg, sizeof diag.msg, "a layer could not be meshed and keeps its old tile");
     return lnm_push_fail(L, "update", st, &diag);
   }
   lua_pushboolean(L, done);

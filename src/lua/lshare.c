@@ -180,6 +180,8 @@ static int lnm_mesh_edit(lua_State *L) {
     lua_pushstring(L, nm_status_name(st));
     return 3;
   }
+  if (st == NM_ERR_READONLY)
+    luaL_error(L, "NavMesh:edit: this navmesh is published by a TileCache: change it with obstacles");
   if (st == NM_ERR_STATE) {
     lua_pushnil(L);
     lua_pushliteral(L, "edit: a draft of this navmesh is open already (share or close it first)");

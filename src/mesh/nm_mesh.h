@@ -315,6 +315,12 @@ NM_INTERNAL void nm_cow_keep(nm_navmesh *m, nm_cow *c);
 NM_INTERNAL void nm_version_replaced(nm_navmesh *m, uint8_t *data, size_t size, uint32_t birth);
 /* The release of a version or draft whose count reached zero. */
 NM_INTERNAL void nm_version_gone(nm_navmesh *m);
+/* A lineage with one writer: once set (right after nm_navmesh_version_new,
+ * before any reader sees it), nm_navmesh_version_edit refuses drafts
+ * (ERR_READONLY) and only nm_version_edit_as with the same owner makes
+ * them. A tile cache publishing versions owns its lineage. */
+NM_INTERNAL void nm_version_set_owner(nm_navmesh *v, const void *owner);
+NM_INTERNAL nm_status nm_version_edit_as(nm_navmesh *v, const void *owner, nm_navmesh **out);
 
 /* links.c: link building when tiles come and go (Detour's order). */
 NM_INTERNAL void nm_links_init(nm_tile *t);
