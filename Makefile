@@ -2,6 +2,7 @@
 #   make            the C core and one Lua module per Lua found (build/<lua>/navmesh/core.so)
 #   make test       everything CI runs; ends with "N passed, N failed"
 #   make demo       builds a procedural level, finds a path, writes build/demo.svg
+#   make obstacles  a tile cache: a door closes, a crate falls; writes build/obstacles.svg
 #   make bench      ours against Detour / Recast, each pair timed in one process
 #                   (BENCH_SECONDS per pair, default 1; docs/performance.md)
 # Variables: CC, LUA_INCDIR (build one module against these headers, e.g.
@@ -33,7 +34,7 @@ ifneq ($(LUA_INCDIR),)
 MODULES := $(CUSTOM)/navmesh/core.so
 endif
 
-.PHONY: all deps test test-c test-lua demo bench fuzz clean FORCE
+.PHONY: all deps test test-c test-lua demo obstacles bench fuzz clean FORCE
 all: $(LIB) $(MODULES)
 
 $(B)/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
@@ -80,6 +81,12 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(B)
 	LUA_PATH="lua/?.lua;examples/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 examples/demo.lua $(B)/demo.svg
+
+# The tile-cache example: a door closes, a crate falls; writes build/obstacles.svg
+obstacles: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p $(B)
+	LUA_PATH="lua/?.lua;examples/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 examples/obstacles.lua $(B)/obstacles.svg
 
 bench: deps
 	@$(MAKE) --no-print-directory all
@@ -163,11 +170,16 @@ $(B)/tsan/5.4/navmesh/core.so: $(BINDING) $(BINDING_H) $(B)/tsan/libnavmesh.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) $(TSAN) -I$(LUA54_INC) -shared $(BINDING) $(B)/tsan/libnavmesh.a -lm -pthread -o $@
 
-$(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c
+$(B)/tsan/tests/test_threads: spec/c/threads/test_threads.c spec/c/threads/lua_threads.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) -I$(LUA54_INC) $< $(LUA54_LIB) -lm -pthread -o $@
 
-test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads
+# A tile cache publishing versions while Lua states on threads refresh and query.
+$(B)/tsan/tests/test_cache_threads: spec/c/threads/test_cache_threads.c spec/c/threads/lua_threads.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_CORE) -Wno-missing-prototypes $(TSAN) -I$(LUA54_INC) $< $(LUA54_LIB) -lm -pthread -o $@
+
+test-build: $(B)/tsan/5.4/navmesh/core.so $(B)/tsan/tests/test_threads $(B)/tsan/tests/test_cache_threads
 
 # Versions published while reader threads query (C only, no Lua).
 $(B)/tsan/tests/test_versions_tsan: spec/c/threads/test_versions_tsan.c spec/c/fixture.h $(B)/tsan/libnavmesh.a

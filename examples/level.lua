@@ -64,4 +64,18 @@ function level.polygons(map, cell, height)
   return verts, polys, marks
 end
 
+--- The same floor as triangles for `navmesh.build` / `navmesh.buildCache`:
+-- returns vertices (flat xyz), triangles (flat, 1-based, two per floor
+-- cell, wound as Recast wants floors) and the marks.
+function level.triangles(map, cell, height)
+  local verts, polys, marks = level.polygons(map, cell, height)
+  local tris = {}
+  for _, p in ipairs(polys) do
+    for k = 2, #p - 1 do
+      tris[#tris + 1], tris[#tris + 2], tris[#tris + 3] = p[1], p[k], p[k + 1]
+    end
+  end
+  return verts, tris, marks
+end
+
 return level

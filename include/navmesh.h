@@ -303,8 +303,9 @@ NM_API nm_status nm_navmesh_version_new(const nm_navmesh *mesh, const nm_alloc *
 /* A draft of version, which must be the latest of its lineage: a mutable
  * mesh equal to it. The draft retains version; release the draft to drop
  * it unpublished. ERR_STALE when a newer version exists (edit that one),
- * ERR_STATE when another draft is open, ERR_PARAM when version is not a
- * version, ERR_NOMEM. */
+ * ERR_STATE when another draft is open, ERR_READONLY for the versions a
+ * tile cache publishes (nm_cache_use_versions: the cache is their only
+ * writer), ERR_PARAM when version is not a version, ERR_NOMEM. */
 NM_API nm_status nm_navmesh_version_edit(nm_navmesh *version, nm_navmesh **draft);
 
 /* Publishes a draft as the latest version of its lineage: it becomes
@@ -597,7 +598,8 @@ NM_API void nm_obj_free(const nm_alloc *alloc, float *verts, int nverts, int *tr
  * rebuilds the navmesh tile of a layer when an obstacle touching it is added,
  * moved or removed, so a door or a crate costs one or two tile rebuilds, not
  * a whole build. It owns the navmesh it maintains (nm_cache_navmesh). Not
- * thread-safe: the cache and its navmesh are used by one thread at a time. */
+ * thread-safe: the cache and its navmesh are used by one thread at a time;
+ * to let other threads query, publish versions (nm_cache_use_versions). */
 typedef struct nm_cache nm_cache;
 
 /* Geometry of the layers and of the navmesh (what a TSET file stores). */
@@ -670,7 +672,9 @@ NM_API nm_status nm_cache_save(const nm_cache *c, void **bytes, size_t *len);
 NM_API void nm_cache_free_bytes(const nm_cache *c, void *bytes, size_t len);
 
 /* The navmesh the cache maintains (borrowed; retain it to keep it past
- * nm_cache_free). It changes on nm_cache_update. */
+ * nm_cache_free). It changes on nm_cache_update; with versions
+ * (nm_cache_use_versions) it is the latest version, a new one after each
+ * update that changed tiles. */
 NM_API nm_navmesh *nm_cache_navmesh(const nm_cache *c);
 NM_API void nm_cache_get_params(const nm_cache *c, nm_cache_params *p);
 
@@ -711,6 +715,9 @@ typedef struct nm_obstacle {
   int nverts;                    /* prism [Limit: 3..64] */
   float hmin, hmax;              /* prism: vertical extent [Units: wu] */
   int area;                      /* 0 cut, 1..63 mark this layer area */
+  float padding;                 /* grow this obstacle in X/Z (added to the
+                                  * rules' obstacle_padding; 0 = Detour's
+                                  * stamping) [Limit: >= 0] [Units: wu] */
 } nm_obstacle;
 
 /* Requests an obstacle; nothing changes until nm_cache_update. *id gets its
@@ -738,6 +745,53 @@ NM_API nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, in
 
 /* Rebuilds the navmesh tiles of every layer at grid cell (tx, ty) now. */
 NM_API nm_status nm_cache_build_tiles_at(nm_cache *c, int tx, int ty);
+
+/* nm_cache_build on a worker thread (a build job: poll it with
+ * nm_cache_build_job_poll; nm_build_job_progress, _cancel and _free work as
+ * for nm_build_job_start). The inputs are copied with alloc on the calling
+ * thread; the cache is built in cache_alloc's memory and stays there (it
+ * must be thread-safe; NULL: the system allocator). tile_size must be
+ * 1..255. ERR_PARAM (diag), ERR_EMPTY (no triangles), ERR_NOMEM. */
+NM_API nm_status nm_cache_build_job_start(const float *verts, int nverts, const int *tris, int ntris,
+                                          const nm_build_config *cfg, int max_obstacles,
+                                          const nm_cache_rules *rules, const nm_alloc *alloc,
+                                          const nm_alloc *cache_alloc, nm_diag *diag, nm_build_job **out);
+
+/* Never blocks: NM_UNFINISHED while the build runs, then NM_OK with *out
+ * the cache (owned by the caller; handed over once, later polls give
+ * ERR_STATE), or what nm_cache_build returned (diag), or ERR_CANCELLED.
+ * ERR_PARAM for a job that does not build a cache. */
+NM_API nm_status nm_cache_build_job_poll(nm_build_job *job, nm_cache **out, nm_diag *diag);
+
+/* States of an obstacle (nm_cache_get_obstacle). */
+enum { NM_OBSTACLE_PENDING = 0, NM_OBSTACLE_PLACED = 1, NM_OBSTACLE_REMOVING = 2 };
+
+/* The ids of the obstacles in use (those being removed too), in slot
+ * order, into ids [cap] (may be NULL with cap 0); returns their number,
+ * which may be more than cap (the first cap are written). */
+NM_API int nm_cache_obstacle_ids(const nm_cache *c, uint32_t *ids, int cap);
+
+/* The shape of obstacle id as last given (ob->verts of a prism points into
+ * the cache: valid until the obstacle is moved or removed) and its state
+ * (optional): NM_OBSTACLE_PENDING (added or moved, not yet in every layer
+ * it touches), NM_OBSTACLE_PLACED, NM_OBSTACLE_REMOVING (removal requested,
+ * not yet done). ERR_PARAM for an unknown id. */
+NM_API nm_status nm_cache_get_obstacle(const nm_cache *c, uint32_t id, nm_obstacle *ob, int *state);
+
+/* Publishes the cache's navmesh as versions (see nm_navmesh_version_*):
+ * from now on nm_cache_navmesh returns the latest version (frozen, in memory
+ * from alloc, which must be thread-safe; NULL: the system allocator), and
+ * each nm_cache_update, nm_cache_build_tiles_at or nm_cache_add_layer that
+ * changes tiles makes the changes in a draft of it and publishes the draft
+ * as the next version, at a cost in the changed tiles and their neighbours
+ * (unchanged tiles are shared, never copied). Readers on other threads
+ * retain a version, query it, and move to the latest with
+ * nm_navmesh_version_latest + nm_query_set_mesh; the cache keeps one
+ * reference to the latest version only. The first call copies the navmesh
+ * (O(mesh)); later calls do nothing. ERR_NOMEM (nothing changed). An
+ * update that cannot open its draft (ERR_NOMEM) rebuilds nothing; one that
+ * fails part way publishes the layers it rebuilt. */
+NM_API nm_status nm_cache_use_versions(nm_cache *c, const nm_alloc *alloc);
 
 /* ---- queries ---------------------------------------------------------------- */
 

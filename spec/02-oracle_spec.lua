@@ -5,12 +5,6 @@
 local helper = require "helper"
 local navmesh = require "navmesh"
 
-local TOL = 1e-4
-
-local function same_point(x, y, z, p)
-  return helper.near(x, p[1], TOL) and helper.near(y, p[2], TOL) and helper.near(z, p[3], TOL)
-end
-
 -- Runs every case of one file; returns counts and the list of disagreements.
 -- `how` = "mset" loads the shared file; "mapped" saves it in our own format
 -- and maps that file read-only (stored links checked, not rebuilt).
@@ -26,48 +20,8 @@ local function compare(name, how)
     mesh = assert(navmesh.load(path, opts))
     os.remove(path) -- the mapping stays valid
   end
-  local r = { nearest = 0, nearest_n = 0, path = 0, path_n = 0, straight = 0, straight_n = 0, bad = {},
-              reach = 0, islands = mesh:info().islands }
-  for _, c in ipairs(helper.oracle(name)) do
-    for _, k in ipairs { "start", "end" } do
-      local o, p = c["nearest_" .. k], c[k]
-      local ref, x, y, z, over = mesh:findNearestPoly(p[1], p[2], p[3], 2, 4, 2)
-      r.nearest_n = r.nearest_n + 1
-      if (not o.found and ref == nil) or
-         (ref == o.ref and same_point(x, y, z, o.pos) and over == o.over_poly) then
-        r.nearest = r.nearest + 1
-      else
-        r.bad[#r.bad + 1] = ("case %d nearest_%s: got %s want %s"):format(c.case, k, tostring(ref), tostring(o.ref))
-      end
-    end
-    if c.path ~= helper.null then
-      local s, e = c.nearest_start.pos, c.nearest_end.pos
-      local polys, partial = mesh:findPath(c.nearest_start.ref, c.nearest_end.ref,
-                                           s[1], s[2], s[3], e[1], e[2], e[3])
-      local ok = #polys == c.path.npolys and partial == (c.path.status == "partial")
-      for i = 1, #polys do ok = ok and polys[i] == c.path.polys[i] end
-      r.path_n = r.path_n + 1
-      -- every partial path of the oracle comes from an island boundary
-      if mesh:isReachable(c.nearest_start.ref, c.nearest_end.ref) == (c.path.status == "success") then
-        r.reach = r.reach + 1
-      end
-      if ok then r.path = r.path + 1
-      else r.bad[#r.bad + 1] = ("case %d path: got %d polys (partial %s), want %d (%s)"):format(
-        c.case, #polys, tostring(partial), c.path.npolys, c.path.status) end
-    end
-    if c.straight ~= helper.null then
-      local s, e = c.nearest_start.pos, c.straight.end_input
-      local pts, flags, refs = mesh:findStraightPath(s[1], s[2], s[3], e[1], e[2], e[3], c.path.polys)
-      local ok = #flags == c.straight.npoints and #pts == 3 * #flags and #refs == #flags
-      for i = 1, ok and #flags or 0 do
-        ok = ok and flags[i] == c.straight.flags[i] and refs[i] == c.straight.refs[i] and
-             same_point(pts[3 * i - 2], pts[3 * i - 1], pts[3 * i], c.straight.points[i])
-      end
-      r.straight_n = r.straight_n + 1
-      if ok then r.straight = r.straight + 1
-      else r.bad[#r.bad + 1] = ("case %d straight: got %d points, want %d"):format(c.case, #flags, c.straight.npoints) end
-    end
-  end
+  local r = helper.oracle_tally(mesh)
+  for _, c in ipairs(helper.oracle(name)) do helper.oracle_case(mesh, c, r) end
   mesh:close()
   return r
 end

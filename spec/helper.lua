@@ -130,6 +130,99 @@ function helper.oracle(name)
   return cases
 end
 
+-- ---- agreement with the query oracle (spec/02, spec/71) ----
+
+local function same_point(x, y, z, p, tol)
+  return helper.near(x, p[1], tol) and helper.near(y, p[2], tol) and helper.near(z, p[3], tol)
+end
+
+-- Counts of agreeing cases (oracle_case adds to them).
+function helper.oracle_tally(mesh)
+  return { nearest = 0, nearest_n = 0, path = 0, path_n = 0, straight = 0, straight_n = 0, bad = {},
+           reach = 0, islands = mesh:info().islands }
+end
+
+-- Checks one case of the query oracle on mesh: nearest polygon (ref,
+-- position 1e-4, over-poly), corridor (status and polygon list), straight
+-- path from Detour's own corridor (points 1e-4, flags, refs), and whether
+-- isReachable is false exactly for Detour's partial paths; counts into r.
+function helper.oracle_case(mesh, c, r)
+  local TOL = 1e-4
+  for _, k in ipairs { "start", "end" } do
+    local o, p = c["nearest_" .. k], c[k]
+    local ref, x, y, z, over = mesh:findNearestPoly(p[1], p[2], p[3], 2, 4, 2)
+    r.nearest_n = r.nearest_n + 1
+    if (not o.found and ref == nil) or (ref == o.ref and same_point(x, y, z, o.pos, TOL) and over == o.over_poly) then
+      r.nearest = r.nearest + 1
+    else
+      r.bad[#r.bad + 1] = ("case %d nearest_%s: got %s want %s"):format(c.case, k, tostring(ref), tostring(o.ref))
+    end
+  end
+  if c.path ~= helper.null then
+    local s, e = c.nearest_start.pos, c.nearest_end.pos
+    local polys, partial = mesh:findPath(c.nearest_start.ref, c.nearest_end.ref, s[1], s[2], s[3], e[1], e[2], e[3])
+    local ok = #polys == c.path.npolys and partial == (c.path.status == "partial")
+    for i = 1, #polys do ok = ok and polys[i] == c.path.polys[i] end
+    r.path_n = r.path_n + 1
+    if mesh:isReachable(c.nearest_start.ref, c.nearest_end.ref) == (c.path.status == "success") then
+      r.reach = r.reach + 1
+    end
+    if ok then r.path = r.path + 1
+    else r.bad[#r.bad + 1] = ("case %d path: got %d polys (partial %s), want %d (%s)"):format(
+      c.case, #polys, tostring(partial), c.path.npolys, c.path.status) end
+  end
+  if c.straight ~= helper.null then
+    local s, e = c.nearest_start.pos, c.straight.end_input
+    local pts, flags, refs = mesh:findStraightPath(s[1], s[2], s[3], e[1], e[2], e[3], c.path.polys)
+    local ok = #flags == c.straight.npoints and #pts == 3 * #flags and #refs == #flags
+    for i = 1, ok and #flags or 0 do
+      ok = ok and flags[i] == c.straight.flags[i] and refs[i] == c.straight.refs[i] and
+           same_point(pts[3 * i - 2], pts[3 * i - 1], pts[3 * i], c.straight.points[i], TOL)
+    end
+    r.straight_n = r.straight_n + 1
+    if ok then r.straight = r.straight + 1
+    else r.bad[#r.bad + 1] = ("case %d straight: got %d points, want %d"):format(c.case, #flags, c.straight.npoints) end
+  end
+end
+
+-- ---- tiles ----
+
+-- A tile blob without its run-time link state (the link section and each
+-- polygon's first link), as spec/c/cache_util.h's same_tile compares
+-- tiles: Detour's header is 100 bytes, then vertices (12 bytes each),
+-- polygons (32, the first link in the first 4) and links (12).
+function helper.tile_content(blob)
+  local function i32(o)
+    local a, b, c, d = blob:byte(o + 1, o + 4)
+    return a + b * 256 + c * 65536 + d * 16777216
+  end
+  local polys, verts, links = i32(24), i32(28), i32(32)
+  local poff = 100 + 12 * verts
+  local parts = { blob:sub(1, poff) }
+  for i = 0, polys - 1 do parts[#parts + 1] = "\0\0\0\0" .. blob:sub(poff + 32 * i + 5, poff + 32 * i + 32) end
+  parts[#parts + 1] = blob:sub(poff + 32 * polys + 12 * links + 1)
+  return table.concat(parts)
+end
+
+-- Every tile of a mesh by place ("x,y,layer"): its reference, polygon
+-- count and content (tile_content), to compare meshes tile by tile.
+function helper.tile_contents(mesh)
+  local out = {}
+  for _, t in ipairs(mesh:tiles()) do
+    out[t.x .. "," .. t.y .. "," .. t.layer] = { ref = t.ref, polys = t.polys,
+                                                  content = helper.tile_content(mesh:getTile(t.x, t.y, t.layer)) }
+  end
+  return out
+end
+
+-- The same without references: what removing an obstacle must give back
+-- (rebuilt tiles come back with new salts).
+function helper.tile_shapes(mesh)
+  local out = {}
+  for k, t in pairs(helper.tile_contents(mesh)) do out[k] = t.content end
+  return out
+end
+
 -- Says (once per file) why a spec that needs ../shared does nothing.
 function helper.skip_without_shared(what)
   if not helper.have_shared then

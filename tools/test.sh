@@ -186,6 +186,9 @@ run_suite hosts-build bash spec/hosts/build_test.sh
 run_suite hosts-nginx bash spec/hosts/nginx_test.sh
 # the viewer page served by the OpenResty example, in headless Chromium
 run_suite hosts-viewer bash spec/hosts/viewer_test.sh
+# a tile cache publishing versions while four Lua states refresh and query
+run_suite c-cache-threads-tsan env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \
+  "$B/tsan/tests/test_cache_threads" "lua/?.lua;examples/?.lua" "$B/tsan/5.4/?.so"
 # versions published by one thread while four query them; build jobs on
 # worker threads (C only, TSan)
 run_suite c-versions-tsan env TSAN_OPTIONS="halt_on_error=1 exitcode=66" $TSAN_RUN \

@@ -8,6 +8,9 @@
 --     thread, which has its own Lua VM and opens the shared mesh by name.
 --   GET /debug/export  the live mesh as a navmesh.debug export (JSON, with a
 --     synthetic crowd recording) for the viewer page at /viewer/
+--   GET /debug/cache-export[?door=shut|open]  this worker's tile cache
+--     (a door and a crate on examples/level.lua) as a navmesh.debug export
+--     with its obstacles and the path around them: /viewer/?src=/debug/cache-export
 --   GET /debug/paths?sx=..&ez=..[&inset=0.4]  the default, inset and optimal
 --     paths between two points with their X/Z lengths, and the default
 --     search's nodes: {"default":{"points":[...],"length":..,"partial":..},
@@ -114,6 +117,40 @@ function M.debug_export(mesh)
   return dbg.export { mesh = mesh, recording = dbg.syntheticRecording(mesh, { agents = 12, frames = 150 }) }
 end
 
+-- ---- a tile cache with obstacles (docs/tilecache.md) for the viewer ----
+-- Each worker keeps its own tile cache of examples/level.lua (2 m per map
+-- cell) with a crate in the wide corridor and a door across the passage
+-- east of the west room; /debug/cache-export?door=shut|open closes or
+-- opens the door (one tile rebuilt) and exports the mesh, the obstacles
+-- (cache:obstacles()) and the path from S to E: open
+-- /viewer/?src=/debug/cache-export to see it.
+
+local DOOR = { kind = "box", bmin = { 29.6, -0.5, 9.5 }, bmax = { 30.4, 2.5, 12.5 } }
+local CRATE = { kind = "cylinder", center = { 55, 0, 19 }, radius = 1.2, height = 1.5 }
+local scene -- per worker (or per plain Lua state): { cache, mesh, marks, door }
+
+--- status, JSON body of /debug/cache-export for a request's arguments.
+function M.cache_export(args)
+  local door = args.door or "shut"
+  if door ~= "shut" and door ~= "open" then return json_error(400, "door: \"shut\" or \"open\" expected") end
+  if not scene then
+    local vertices, triangles, marks = require("level").triangles(nil, 2)
+    local cache, mesh = assert(navmesh.buildCache(vertices, triangles))
+    assert(cache:addObstacle(CRATE))
+    scene = { cache = cache, mesh = mesh, marks = marks }
+  end
+  if door == "shut" and not scene.door then scene.door = assert(scene.cache:addObstacle(DOOR)) end
+  if door == "open" and scene.door then
+    scene.cache:removeObstacle(scene.door)
+    scene.door = nil
+  end
+  scene.cache:update()
+  local S, E = scene.marks.S, scene.marks.E
+  local pts = assert(scene.mesh:path(S[1], S[2], S[3], E[1], E[2], E[3]))
+  return 200, navmesh.debug.export { mesh = scene.mesh, obstacles = scene.cache:obstacles(),
+                                     paths = { { name = "S -> E, door " .. door, points = pts } } }
+end
+
 -- ---- nginx glue ----
 
 local worker_mesh
@@ -144,6 +181,9 @@ function M.serve_debug_export()
 end
 function M.serve_debug_paths()
   respond(M.debug_paths(worker_mesh, ngx.req.get_uri_args()))
+end
+function M.serve_cache_export()
+  respond(M.cache_export(ngx.req.get_uri_args()))
 end
 
 local thread_meshes = {} -- per worker-thread VM: name -> handle

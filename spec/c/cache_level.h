@@ -125,4 +125,15 @@ static inline uint8_t *cl_make_tset(int gx, int gy, size_t *len) {
   *len = off;
   return out;
 }
+/* A cutting cylinder of radius r, 3 high, standing on y = 0 at (x, z). */
+static inline nm_obstacle cl_cylinder(float x, float z, float r) {
+  nm_obstacle o;
+  memset(&o, 0, sizeof o);
+  o.kind = NM_OBSTACLE_CYLINDER;
+  o.pos[0] = x; o.pos[1] = 0; o.pos[2] = z;
+  o.radius = r;
+  o.height = 3;
+  return o;
+}
+
 #endif

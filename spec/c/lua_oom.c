@@ -321,6 +321,57 @@ TEST(crowd) {
                              "for k = 1, 10 do c:update(0.05) end return 'ok'");
 }
 
+/* Tile caches, tiles, jobs: the floor of objtext in 8 x 8 m layers. */
+#define CACHE_SETUP                                                               \
+  "local v, t = navmesh.parseObj(objtext)\n"                                      \
+  "local cfg = {cellSize = 0.5, tileSize = 16}\n"
+TEST(cache) {
+  scenario("buildCache", CACHE_SETUP "local c, m = navmesh.buildCache(v, t, cfg) return c and m and 'ok' or 'nil'");
+  scenario("cache obstacles, update",
+           CACHE_SETUP "local c, m = assert(navmesh.buildCache(v, t, cfg))\n"
+           "local a = assert(c:addObstacle{kind = 'cylinder', center = {4, 0, 4}, radius = 1, height = 2})\n"
+           "local b = assert(c:addObstacle{kind = 'convex', vertices = {14,0,14, 16,0,14, 15,0,17}, hmin = -1, hmax = 2})\n"
+           "c:update(1) c:update()\n"
+           "assert(c:moveObstacle(a, {kind = 'obox', center = {4, 0, 16}, halfExtents = {1, 1, 1}, yaw = 1}))\n"
+           "c:update() local list = c:obstacles()\n"
+           "assert(c:removeObstacle(b)) c:update()\n"
+           "return (#list == 2 and m:info().tiles > 0 and c:info().obstacles == 1) and 'ok' or 'bad result'");
+  scenario("cache save, load",
+           CACHE_SETUP "local c = assert(navmesh.buildCache(v, t, cfg))\n"
+           "local s = c:saveString() local c2, m2 = navmesh.loadCacheString(s)\n"
+           "local c3 = navmesh.loadCacheString(s:sub(1, 100))\n"
+           "return (c2 and m2 and not c3 and c:save(outpath)) and 'ok' or 'nil'");
+  scenario("cache share, refresh",
+           CACHE_SETUP "local c, m = assert(navmesh.buildCache(v, t, cfg))\n"
+           "local ok, r = pcall(function()\n"
+           "  assert(c:share('oomc'))\n"
+           "  local h = assert(navmesh.open('oomc'))\n"
+           "  c:addObstacle{kind = 'box', bmin = {3, -1, 3}, bmax = {5, 2, 5}} c:update()\n"
+           "  return h:refresh() and 'ok' or 'no move' end)\n"
+           "navmesh.unshare('oomc') if not ok then error(r, 0) end return r");
+  scenario("edit, draft share",
+           "local ok, r = pcall(function()\n"
+           "  assert(mesh:share('oomd', {replace = true}))\n"
+           "  local d = assert(mesh:edit())\n"
+           "  local b = assert(d:removeTile(1, 1))\n"
+           "  assert(d:addTile(b, {ref = mesh:tiles()[1].ref}) or true)\n"
+           "  assert(d:share('oomd', {replace = true}))\n"
+           "  return mesh:refresh() and 'ok' or 'no move' end)\n"
+           "navmesh.unshare('oomd') if not ok then error(r, 0) end return r");
+  scenario("buildTile, tiles",
+           CACHE_SETUP "local p, tx, ty = navmesh.tileGrid(v, cfg)\n"
+           "local b = navmesh.buildTile(v, t, cfg, 0, 0) local l = mesh:tiles() local g = mesh:getTile(1, 1)\n"
+           "return (b and tx > 0 and #l == 9 and g) and 'ok' or 'nil'");
+  scenario("buildJob",
+           CACHE_SETUP "local job = navmesh.buildJob(v, t, cfg)\n"
+           "local m repeat m = job:result() until m\n"
+           "job:close() return m:info().tiles > 0 and 'ok' or 'bad result'");
+  scenario("buildCacheJob",
+           CACHE_SETUP "local job = navmesh.buildCacheJob(v, t, cfg)\n"
+           "local c, m repeat c, m = job:result() until c or m\n"
+           "job:close() return (c and m:info().tiles > 0) and 'ok' or 'bad result'");
+}
+
 int main(void) {
   make_data();
   RUN(load);
@@ -329,6 +380,7 @@ int main(void) {
   RUN(save);
   RUN(build);
   RUN(debug);
+  RUN(cache);
   RUN(big_blocks);
   RUN(crowd);
   unlink(g_path);

@@ -7,7 +7,8 @@
  * thread-safe and checks the thread); cancel and free must be safe at any
  * point (ASan checks that nothing leaks or is used after free); every
  * allocation of start and of the poll that hands the mesh over fails in
- * turn, cleanly (a failed hand-over keeps the result). */
+ * turn, cleanly (a failed hand-over keeps the result). A tile cache built
+ * by a job equals nm_cache_build's. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <sched.h>
@@ -202,6 +203,71 @@ TEST(cancel_and_free_at_any_point) {
   nm_build_job_cancel(NULL);
 }
 
+/* Saved TSET bytes of two caches are equal. */
+static int same_cache(const nm_cache *a, const nm_cache *b) {
+  void *pa = NULL, *pb = NULL;
+  size_t na = 0, nb = 0;
+  int eq = nm_cache_save(a, &pa, &na) == NM_OK && nm_cache_save(b, &pb, &nb) == NM_OK && na == nb &&
+           memcmp(pa, pb, na) == 0;
+  nm_cache_free_bytes(a, pa, na);
+  nm_cache_free_bytes(b, pb, nb);
+  return eq;
+}
+
+/* A tile cache built by a job equals nm_cache_build's (layers, navmesh);
+ * the caller's allocator is only used on this thread and only for the
+ * copies; cancel and free at any point; a cache job is polled as one. */
+TEST(cache_job) {
+  geom g;
+  nm_build_config c;
+  nm_cache *ref = NULL, *got = NULL;
+  nm_navmesh *m = NULL;
+  nm_build_job *j = NULL;
+  nm_diag d;
+  nm_status st;
+  track t;
+  nm_alloc a;
+  int done = 0, total = 0;
+  level(&g);
+  config(&c, 1);
+  c.tile_size = 24;
+  CHECK(nm_cache_build(g.v, g.nv, g.t, g.nt, &c, 64, NULL, NULL, NULL, &ref) == NM_OK);
+  memset(&t, 0, sizeof t);
+  a.fn = checked_fn;
+  a.ud = &t;
+  g_other_thread = 0;
+  CHECK(nm_cache_build_job_start(g.v, g.nv, g.t, g.nt, &c, 64, NULL, &a, NULL, NULL, &j) == NM_OK);
+  CHECK(nm_build_job_poll(j, &m, NULL, NULL) == NM_ERR_PARAM); /* not a navmesh job */
+  while ((st = nm_cache_build_job_poll(j, &got, NULL)) == NM_UNFINISHED) sched_yield();
+  CHECK(st == NM_OK && got && same_cache(ref, got) && same_bytes(nm_cache_navmesh(ref), nm_cache_navmesh(got)));
+  nm_build_job_progress(j, &done, &total);
+  CHECK(total > 1 && done == total);
+  {
+    nm_cache *again = NULL;
+    CHECK(nm_cache_build_job_poll(j, &again, NULL) == NM_ERR_STATE && again == NULL); /* handed over once */
+  }
+  nm_build_job_free(j);
+  nm_cache_free(got);
+  CHECK(t.live == 0 && t.bad_sizes == 0 && g_other_thread == 0);
+  /* cancelled; freed while running */
+  c.cell_size = 0.1f;
+  CHECK(nm_cache_build_job_start(g.v, g.nv, g.t, g.nt, &c, 64, NULL, &a, NULL, NULL, &j) == NM_OK);
+  nm_build_job_cancel(j);
+  while ((st = nm_cache_build_job_poll(j, &got, &d)) == NM_UNFINISHED) sched_yield();
+  CHECK(st == NM_ERR_CANCELLED && got == NULL && strstr(d.msg, "cancelled") != NULL);
+  nm_build_job_free(j);
+  CHECK(nm_cache_build_job_start(g.v, g.nv, g.t, g.nt, &c, 64, NULL, &a, NULL, NULL, &j) == NM_OK);
+  nm_build_job_free(j);
+  /* refused at once */
+  c.tile_size = 0;
+  CHECK(nm_cache_build_job_start(g.v, g.nv, g.t, g.nt, &c, 64, NULL, &a, NULL, &d, &j) == NM_ERR_PARAM && j == NULL);
+  c.tile_size = 24;
+  CHECK(nm_cache_build_job_start(g.v, g.nv, g.t, g.nt, &c, 0, NULL, &a, NULL, &d, &j) == NM_ERR_PARAM && j == NULL);
+  CHECK(nm_cache_build_job_start(g.v, g.nv, g.t, 0, &c, 64, NULL, &a, NULL, &d, &j) == NM_ERR_EMPTY && j == NULL);
+  CHECK(t.live == 0 && t.bad_sizes == 0 && g_other_thread == 0);
+  nm_cache_free(ref);
+}
+
 TEST(errors) {
   geom g;
   nm_build_config c;
@@ -284,6 +350,7 @@ int main(void) {
   RUN(job_equals_build);
   RUN(inputs_are_copied);
   RUN(cancel_and_free_at_any_point);
+  RUN(cache_job);
   RUN(errors);
   RUN(allocation_failure);
   return tap_done();

@@ -57,15 +57,7 @@ static int total_polys(const nm_navmesh *m) {
   return info.polys;
 }
 
-static nm_obstacle cylinder(float x, float z, float r) {
-  nm_obstacle o;
-  memset(&o, 0, sizeof o);
-  o.kind = NM_OBSTACLE_CYLINDER;
-  o.pos[0] = x; o.pos[1] = 0; o.pos[2] = z;
-  o.radius = r;
-  o.height = 3;
-  return o;
-}
+#define cylinder cl_cylinder
 
 TEST(level_loads) {
   nm_cache *c = level();

@@ -5,7 +5,9 @@
  * raw id, update with a budget. Invariants: every status is one the API
  * documents for the call; ids are salt << 16 | slot; whatever happened,
  * removing every obstacle and updating until done gives back the very
- * tiles of the fresh load (contents apart from links). */
+ * tiles of the fresh load (contents apart from links). Inputs of odd
+ * length run with the navmesh published as versions
+ * (nm_cache_use_versions), the first version kept and checked after. */
 #include "fuzz.h"
 #include "../c/cache_level.h"
 #include "../c/cache_util.h"
@@ -72,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static uint8_t *tset;
   static size_t tlen;
   nm_cache *c = NULL;
-  nm_navmesh *fresh = NULL;
+  nm_navmesh *fresh = NULL, *kept = NULL;
   uint32_t live[FZ_MAX_LIVE];
   int nlive = 0, i, done = 0, guard = 0;
   fz_reader r;
@@ -80,8 +82,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FZ_CHECK(nm_cache_load(tset, tlen, NULL, NULL, NULL, &c) == NM_OK);
   FZ_CHECK(nm_navmesh_copy(nm_cache_navmesh(c), NULL, &fresh) == NM_OK);
   fz_init(&r, data, size);
+  if (size % 2) { /* odd lengths: the navmesh published as versions, one of them kept */
+    FZ_CHECK(nm_cache_use_versions(c, NULL) == NM_OK);
+    kept = nm_cache_navmesh(c);
+    nm_navmesh_retain(kept);
+  }
   run_ops(c, &r, live, &nlive);
   fz_exercise(nm_cache_navmesh(c));
+  if (kept) { /* the first version is as it was */
+    FZ_CHECK(nm_navmesh_version_number(kept) == 1 && kept->ntiles == fresh->ntiles);
+    fz_exercise(kept);
+    nm_navmesh_release(kept);
+  }
   for (i = 0; i < nlive; i++) nm_cache_remove_obstacle(c, live[i]); /* may be gone already */
   while (!done && guard++ < 1000) FZ_CHECK(nm_cache_update(c, 0, &done, NULL) >= 0);
   {

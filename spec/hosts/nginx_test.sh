@@ -132,6 +132,22 @@ while IFS=$'\t' read -r qs want_code want_body; do
   done
 done <<<"$expect"
 
+# ---- a worker's tile cache (docs/tilecache.md): door shut, open, shut ----
+doors=""
+for door in shut open shut; do
+  doors=${doors:+$doors,}$door
+  get "/debug/cache-export?door=$door"
+  printf '%s' "$body" >"$PREFIX/cache-export.json"
+  same=$(luajit spec/hosts/nginx_expect.lua cache "$doors" "$PREFIX/cache-export.json" 2>&1)
+  nobs=$(grep -o '"kind"' <<<"$body" | wc -l)
+  [ "$code" = 200 ] && [ "$same" = same ] && [ "$nobs" = "$([ $door = shut ] && echo 2 || echo 1)" ]
+  say $? "/debug/cache-export?door=$door: 200, $nobs obstacle(s), the export plain luajit makes" \
+    "got $code ${body:0:200}: $same"
+done
+get "/debug/cache-export?door=ajar"
+[ "$code" = 400 ]
+say $? "/debug/cache-export?door=ajar: 400" "got $code $body"
+
 # ---- bad parameters: 400 with a message, the same worker keeps serving ----
 good=$(head -1 <<<"$expect")
 good_qs=${good%%$'\t'*}

@@ -12,7 +12,10 @@
  * Lua state's allocator, which is not thread-safe (LuaJIT's), never sees
  * two threads, and the mesh it gets is accounted to it. The progress
  * callback of the configuration, which may be a Lua function, is never
- * called: the job keeps its own counts (nm_build_job_progress). */
+ * called: the job keeps its own counts (nm_build_job_progress).
+ * nm_cache_build_job_start runs nm_cache_build the same way; that cache is
+ * built in (and stays in) a thread-safe allocator's memory, since there is
+ * no cheap way to move a cache. */
 #include "nm_driver.h"
 #include "../core/nm_thread.h"
 
@@ -36,6 +39,11 @@ struct nm_build_job {
   nm_build_stats stats;
   nm_navmesh *mesh;         /* system memory, until handed over */
   int taken;
+  /* a tile cache's build (nm_cache_build_job_start) */
+  int is_cache, max_obstacles;
+  nm_cache_rules rules;
+  nm_alloc cache_alloc;     /* thread-safe: the cache lives in it */
+  nm_cache *cache;          /* until handed over */
 };
 
 /* The configuration's progress hook inside the job: counts, never stops
@@ -47,10 +55,36 @@ static int job_progress(void *ud, int done, int total) {
   return 0;
 }
 
+/* The progress hook of a cache build: counts, and stops it (a non-zero
+ * return) once the job is cancelled. */
+static int cache_progress(void *ud, int done, int total) {
+  nm_build_job *j = (nm_build_job *)ud;
+  job_progress(ud, done, total);
+  return nm_atomic_get(&j->job.cancel);
+}
+
+/* The worker's part of a cache build, in cache_alloc's memory. */
+static void cache_run(nm_build_job *j) {
+  nm_build_config cfg = j->cfg;
+  cfg.progress = cache_progress;
+  cfg.progress_ud = j;
+  j->st = nm_cache_build(j->verts, j->nverts, j->tris, j->ntris, &cfg, j->max_obstacles, &j->rules, &j->cache_alloc,
+                         &j->diag, &j->cache);
+  if (nm_atomic_get(&j->job.cancel)) { /* stopped by the hook, or done after it */
+    nm_cache_free(j->cache);
+    j->cache = NULL;
+    j->st = nm_diag_set(&j->diag, NM_ERR_CANCELLED, NULL, "build cancelled");
+  }
+}
+
 /* The worker's part: the build, in system memory. */
 static void job_run(nm_job *job) {
   nm_build_job *j = (nm_build_job *)(void *)job;
   nm_build_config cfg = j->cfg;
+  if (j->is_cache) {
+    cache_run(j);
+    return;
+  }
   cfg.progress = job_progress;
   cfg.progress_ud = j;
   j->st = nm_build_run(j->verts, j->nverts, j->tris, j->ntris, &cfg, NULL, &job->cancel, &j->diag, &j->mesh,
@@ -109,21 +143,19 @@ static void job_free(nm_build_job *j) {
   nm_free(&a, j->verts, (size_t)j->nverts * 3 * sizeof(float));
   nm_free(&a, j->tris, (size_t)j->ntris * 3 * sizeof(int));
   nm_navmesh_release(j->mesh);
+  nm_cache_free(j->cache);
   nm_free(&a, j, sizeof *j);
 }
 
-nm_status nm_build_job_start(const float *verts, int nverts, const int *tris, int ntris,
-                             const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
-                             nm_build_job **out) {
+/* A job with copies of the inputs (not started): what a build would refuse
+ * before allocating is refused here. */
+static nm_status job_new(const float *verts, int nverts, const int *tris, int ntris, const nm_build_config *cfg,
+                         const nm_alloc *alloc, nm_diag *diag, nm_build_job **out) {
   nm_alloc a = nm_alloc_resolve(alloc);
   nm_build_ctx check;
   nm_build_job *j;
   int ok = 1;
   nm_status st;
-  if (diag) { diag->field = NULL; diag->msg[0] = 0; }
-  if (!out) return nm_diag_set(diag, NM_ERR_PARAM, "out", "missing output pointer");
-  *out = NULL;
-  /* what a build would refuse before allocating, refused now */
   if ((st = nm_build_setup(&check, verts, nverts, tris, ntris, cfg, NULL, diag)) < 0) return st;
   if (!(j = (nm_build_job *)nm_calloc(&a, sizeof *j))) return NM_ERR_NOMEM;
   j->alloc = a;
@@ -137,15 +169,63 @@ nm_status nm_build_job_start(const float *verts, int nverts, const int *tris, in
     return nm_diag_set(diag, NM_ERR_NOMEM, "memory", "out of memory");
   }
   j->job.run = job_run;
-  nm_job_start(&j->job);
   *out = j;
+  return NM_OK;
+}
+
+nm_status nm_build_job_start(const float *verts, int nverts, const int *tris, int ntris,
+                             const nm_build_config *cfg, const nm_alloc *alloc, nm_diag *diag,
+                             nm_build_job **out) {
+  nm_status st;
+  if (diag) { diag->field = NULL; diag->msg[0] = 0; }
+  if (!out) return nm_diag_set(diag, NM_ERR_PARAM, "out", "missing output pointer");
+  *out = NULL;
+  if ((st = job_new(verts, nverts, tris, ntris, cfg, alloc, diag, out)) < 0) return st;
+  nm_job_start(&(*out)->job);
+  return NM_OK;
+}
+
+nm_status nm_cache_build_job_start(const float *verts, int nverts, const int *tris, int ntris,
+                                   const nm_build_config *cfg, int max_obstacles, const nm_cache_rules *rules,
+                                   const nm_alloc *alloc, const nm_alloc *cache_alloc, nm_diag *diag,
+                                   nm_build_job **out) {
+  nm_status st;
+  if (diag) { diag->field = NULL; diag->msg[0] = 0; }
+  if (!out) return nm_diag_set(diag, NM_ERR_PARAM, "out", "missing output pointer");
+  *out = NULL;
+  if (cfg && (cfg->tile_size < 1 || cfg->tile_size > 255))
+    return nm_diag_set(diag, NM_ERR_PARAM, "tileSize", "tileSize must be 1..255 for a tile cache");
+  if (max_obstacles < 1 || max_obstacles > 65536)
+    return nm_diag_set(diag, NM_ERR_PARAM, "maxObstacles", "maxObstacles must be in 1..65536");
+  if ((st = job_new(verts, nverts, tris, ntris, cfg, alloc, diag, out)) < 0) return st;
+  (*out)->is_cache = 1;
+  (*out)->max_obstacles = max_obstacles;
+  if (rules) (*out)->rules = *rules;
+  else nm_cache_rules_init(&(*out)->rules);
+  (*out)->cache_alloc = nm_alloc_resolve(cache_alloc);
+  nm_job_start(&(*out)->job);
+  return NM_OK;
+}
+
+nm_status nm_cache_build_job_poll(nm_build_job *j, nm_cache **out, nm_diag *diag) {
+  if (out) *out = NULL;
+  if (!j || !out || !j->is_cache) return NM_ERR_PARAM;
+  if (!nm_job_done(&j->job)) return NM_UNFINISHED;
+  if (j->st < 0) {
+    if (diag) *diag = j->diag;
+    return j->st;
+  }
+  if (j->taken) return nm_diag_set(diag, NM_ERR_STATE, NULL, "the result was already taken");
+  *out = j->cache;
+  j->cache = NULL;
+  j->taken = 1;
   return NM_OK;
 }
 
 nm_status nm_build_job_poll(nm_build_job *j, nm_navmesh **out, nm_diag *diag, nm_build_stats *stats) {
   nm_navmesh *m;
   if (out) *out = NULL;
-  if (!j || !out) return NM_ERR_PARAM;
+  if (!j || !out || j->is_cache) return NM_ERR_PARAM;
   if (!nm_job_done(&j->job)) return NM_UNFINISHED;
   if (stats) *stats = j->stats;
   if (j->st < 0) {

@@ -138,6 +138,43 @@ void nm_cache_free(nm_cache *c) {
 }
 
 nm_navmesh *nm_cache_navmesh(const nm_cache *c) { return c->mesh; }
+
+/* ---- versions ---- */
+
+nm_status nm_cache_use_versions(nm_cache *c, const nm_alloc *alloc) {
+  nm_navmesh *v;
+  nm_status st;
+  if (!c) return NM_ERR_PARAM;
+  if (c->versions) return NM_OK;
+  if ((st = nm_navmesh_version_new(c->mesh, alloc, &v)) < 0) return st;
+  nm_version_set_owner(v, c); /* readers cannot draft the cache's navmesh */
+  nm_navmesh_release(c->mesh);
+  c->mesh = v;
+  c->versions = 1;
+  return NM_OK;
+}
+
+nm_status nm_cache_write_begin(nm_cache *c) {
+  nm_navmesh *d;
+  nm_status st;
+  if (!c->versions) return NM_OK;
+  if ((st = nm_version_edit_as(c->mesh, c, &d)) < 0) return st;
+  c->mesh = d; /* the draft holds the version it was made from (d->base) */
+  return NM_OK;
+}
+
+void nm_cache_write_end(nm_cache *c) {
+  nm_navmesh *d = c->mesh, *v;
+  if (!c->versions) return;
+  v = d->base;
+  if (d->generation != v->generation + 1) { /* tiles changed: the next version */
+    nm_navmesh_version_commit(d);
+    nm_navmesh_release(v);
+  } else { /* nothing changed: no new version */
+    c->mesh = v;
+    nm_navmesh_release(d);
+  }
+}
 void nm_cache_get_params(const nm_cache *c, nm_cache_params *p) { *p = c->p; }
 
 void nm_cache_get_info(const nm_cache *c, nm_cache_info *info) {
@@ -278,9 +315,15 @@ nm_status nm_cache_add_layer(nm_cache *c, const void *data, size_t size, int bui
     nm_free(&c->alloc, copy, size);
     return st;
   }
-  if (build && (st = nm_cache_rebuild(c, l, diag)) < 0) {
-    layer_drop(c, l);
-    return st;
+  if (build) {
+    if ((st = nm_cache_write_begin(c)) >= 0) {
+      st = nm_cache_rebuild(c, l, diag);
+      nm_cache_write_end(c);
+    }
+    if (st < 0) {
+      layer_drop(c, l);
+      return st;
+    }
   }
   if (ref) *ref = nm_cache_layer_ref(c, l);
   return NM_OK;

@@ -182,9 +182,15 @@ struct nm_cache {
   nm_scratch sa, sb, sp;     /* grids, regions, contours / the mesh / merge pairs */
   size_t compressed;         /* bytes of stored layers */
   uint32_t last_ref;         /* layer rebuilt last by nm_cache_update (tests) */
+  int versions;              /* mesh is published as versions (nm_cache_use_versions) */
 };
 
 /* cache.c */
+/* Around every change of the navmesh: with versions, begin opens a draft of
+ * the latest version as c->mesh (ERR_NOMEM: nothing opened) and end
+ * publishes it if its tiles changed, else drops it. No-ops otherwise. */
+NM_INTERNAL nm_status nm_cache_write_begin(nm_cache *c);
+NM_INTERNAL void nm_cache_write_end(nm_cache *c);
 NM_INTERNAL nm_clayer *nm_cache_layer_by_ref(const nm_cache *c, uint32_t ref);
 NM_INTERNAL uint32_t nm_cache_layer_ref(const nm_cache *c, const nm_clayer *l);
 /* The layers at grid cell (tx, ty), newest first (at most cap). */

@@ -26,6 +26,8 @@ static nm_status check_shape(const nm_obstacle *ob, nm_diag *diag) {
   int i;
   if (!ob) return nm_diag_set(diag, NM_ERR_PARAM, "obstacle", "missing obstacle");
   if (ob->area < 0 || ob->area > 63) return nm_diag_set(diag, NM_ERR_PARAM, "area", "area must be 0 (cut) or 1..63");
+  if (!fin(ob->padding) || ob->padding < 0)
+    return nm_diag_set(diag, NM_ERR_PARAM, "padding", "padding must be finite and >= 0");
   switch (ob->kind) {
     case NM_OBSTACLE_CYLINDER:
       if (!fin3(ob->pos) || !fin(ob->radius) || !fin(ob->height) || ob->radius < 0 || ob->height < 0)
@@ -71,7 +73,7 @@ static void set_shape(nm_cache *c, nm_cobstacle *o, const nm_obstacle *ob) {
     o->rot_aux[0] = ch * sh;
     o->rot_aux[1] = ch * ch - 0.5f;
   }
-  nm_obstacle_bounds(&o->s, c->rules.obstacle_padding, o->bmin, o->bmax);
+  nm_obstacle_bounds(&o->s, c->rules.obstacle_padding + ob->padding, o->bmin, o->bmax);
 }
 
 /* Room for a prism outline in slot o when ob needs one. */
@@ -297,14 +299,12 @@ static void settle(nm_cache *c, uint32_t ref) {
   }
 }
 
-nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, int *rebuilt) {
-  nm_status st;
-  int n = 0;
-  if (up_to_date) *up_to_date = 0;
-  if (rebuilt) *rebuilt = 0;
-  if (!c || max_tiles < 0) return NM_ERR_PARAM;
-  if ((st = handle_requests(c)) < 0) return st;
-  while (c->nupd > 0 && (max_tiles == 0 || n < max_tiles)) {
+/* Rebuilds pending layers in order, at most max_tiles (0: all); *n counts
+ * them. A layer that fails for want of memory stays pending; one that
+ * cannot be meshed is dropped. */
+static nm_status rebuild_pending(nm_cache *c, int max_tiles, int *n, int *rebuilt) {
+  nm_status st = NM_OK;
+  while (c->nupd > 0 && (max_tiles == 0 || *n < max_tiles)) {
     const uint32_t ref = c->upd[0];
     nm_clayer *l = nm_cache_layer_by_ref(c, ref);
     if (l && (st = nm_cache_rebuild(c, l, NULL)) < 0 && st == NM_ERR_NOMEM) return st; /* stays pending */
@@ -312,9 +312,25 @@ nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, int *rebu
     memmove(c->upd, c->upd + 1, sizeof(uint32_t) * (size_t)(c->nupd - 1));
     c->nupd--;
     settle(c, ref);
-    n++;
-    if (rebuilt) *rebuilt = n;
-    if (st < 0) return st; /* a layer that cannot be meshed is dropped */
+    ++*n;
+    if (rebuilt) *rebuilt = *n;
+    if (st < 0) return st;
+  }
+  return NM_OK;
+}
+
+nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, int *rebuilt) {
+  nm_status st;
+  int n = 0;
+  if (up_to_date) *up_to_date = 0;
+  if (rebuilt) *rebuilt = 0;
+  if (!c || max_tiles < 0) return NM_ERR_PARAM;
+  if ((st = handle_requests(c)) < 0) return st;
+  if (c->nupd > 0) {
+    if ((st = nm_cache_write_begin(c)) < 0) return st;
+    st = rebuild_pending(c, max_tiles, &n, rebuilt);
+    nm_cache_write_end(c);
+    if (st < 0) return st;
   }
   if (n == 0) settle(c, 0);
   if (up_to_date) *up_to_date = c->nupd == 0 && c->nreqs == 0;
@@ -323,12 +339,38 @@ nm_status nm_cache_update(nm_cache *c, int max_tiles, int *up_to_date, int *rebu
 
 nm_status nm_cache_build_tiles_at(nm_cache *c, int tx, int ty) {
   nm_clayer *found[256];
+  nm_status st = NM_OK;
   int n, i;
   if (!c) return NM_ERR_PARAM;
   n = nm_cache_layers_at(c, tx, ty, found, 256);
-  for (i = 0; i < n; i++) {
-    nm_status st = nm_cache_rebuild(c, found[i], NULL);
-    if (st < 0) return st;
+  if (n == 0 || (st = nm_cache_write_begin(c)) < 0) return st;
+  for (i = 0; i < n && st >= 0; i++) st = nm_cache_rebuild(c, found[i], NULL);
+  nm_cache_write_end(c);
+  return st;
+}
+
+/* ---- reading obstacles ---- */
+
+int nm_cache_obstacle_ids(const nm_cache *c, uint32_t *ids, int cap) {
+  int i, n = 0;
+  if (!c) return 0;
+  for (i = 0; i < c->ob_top; i++) {
+    const nm_cobstacle *o = &c->obs[i];
+    if (o->state == NM_OB_EMPTY) continue;
+    if (ids && n < cap) ids[n] = ((uint32_t)o->salt << 16) | (uint32_t)i;
+    n++;
+  }
+  return n;
+}
+
+nm_status nm_cache_get_obstacle(const nm_cache *c, uint32_t id, nm_obstacle *ob, int *state) {
+  const nm_cobstacle *o = c ? obstacle_of(c, id) : NULL;
+  if (!o) return NM_ERR_PARAM;
+  if (ob) *ob = o->s;
+  if (state) {
+    if (o->state == NM_OB_REMOVING || o->req == NM_REQ_REMOVE) *state = NM_OBSTACLE_REMOVING;
+    else if (o->state == NM_OB_PROCESSED && o->req == NM_REQ_NONE) *state = NM_OBSTACLE_PLACED;
+    else *state = NM_OBSTACLE_PENDING;
   }
   return NM_OK;
 }

@@ -134,6 +134,8 @@ static nm_status swap_tile(nm_cache *c, const nm_layer_header *h, uint8_t *blob,
                        m->max_polys);
   if (blob && !had && !m->free_stack && m->hwm >= m->max_tiles)
     return nm_diag_set(diag, NM_ERR_FULL, "maxTiles", "no free navmesh tile slot");
+  if (m->lineage) /* a draft of a version (nm_cache_use_versions): copy-on-write */
+    return nm_navmesh_swap_tile_owned(m, h->tx, h->ty, h->tlayer, blob, size, diag);
   if (had) nm_navmesh_remove_tile(m, h->tx, h->ty, h->tlayer, NULL, NULL);
   return blob ? nm_navmesh_add_tile_owned(m, blob, size, diag, NULL) : NM_OK;
 }

@@ -8,8 +8,9 @@
  * obstacle sets the area to 0; an area-marking one sets its area on cells
  * that are walkable (a cut always wins). Prisms (a convex X/Z outline with
  * a vertical range) mark the cells whose centre lies inside the outline.
- * Padding grows the X/Z extent of every kind (radius, half extents, box
- * sides, distance from the outline). */
+ * Padding (the rules' for every obstacle plus the obstacle's own) grows
+ * the X/Z extent of every kind (radius, half extents, box sides, distance
+ * from the outline). */
 #include "nm_cache.h"
 
 /* The part of the grid an obstacle covers, in cells, and the mark. */
@@ -136,7 +137,8 @@ static void stamp_prism(nm_lgrid *g, const float *o, float cs, float ch, const n
 }
 
 void nm_stamp_obstacle(nm_lgrid *g, const nm_cache *c, const nm_cobstacle *ob) {
-  const float *o = g->h.bmin, cs = c->p.cell_size, ch = c->p.cell_height, pad = c->rules.obstacle_padding;
+  const float *o = g->h.bmin, cs = c->p.cell_size, ch = c->p.cell_height;
+  const float pad = c->rules.obstacle_padding + ob->s.padding;
   stamp_box b;
   b.area = (uint8_t)ob->s.area;
   switch (ob->s.kind) {

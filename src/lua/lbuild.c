@@ -8,7 +8,7 @@
 
 /* A block of n bytes owned by the table at `keep` (so it lives as long as
  * that table and is freed by the GC, also when an error is raised). */
-static void *kept_block(lua_State *L, int keep, size_t n) {
+void *lnm_kept_block(lua_State *L, int keep, size_t n) {
   void *p = lua_newuserdata(L, n ? n : 1);
   memset(p, 0, n ? n : 1);
   lua_rawseti(L, keep, (int)lua_rawlen(L, keep) + 1);
@@ -35,7 +35,7 @@ static void *arg_triples(lua_State *L, int idx, const char *in, int keep, int ma
   if (n % 3 || n / 3 > 0x7fffffff / 3)
     list_error(L, idx, in, lua_pushfstring(L, "flat list of triples expected (length a multiple of 3), got length %d",
                                            (int)n));
-  f = (float *)kept_block(L, keep, n * 4);
+  f = (float *)lnm_kept_block(L, keep, n * 4);
   k = (int *)(void *)f;
   for (i = 0; i < n; i++) {
     lua_Number x;
@@ -116,7 +116,7 @@ static void read_volumes(lua_State *L, int t, int keep, nm_build_config *c) {
   if (!lua_istable(L, -1)) lnm_opterror(L, "areas", "list of volumes expected, got %s", lnm_got(L, lua_gettop(L)));
   list = lua_gettop(L);
   n = (int)lua_rawlen(L, list);
-  vols = (nm_area_volume *)kept_block(L, keep, (size_t)n * sizeof *vols);
+  vols = (nm_area_volume *)lnm_kept_block(L, keep, (size_t)n * sizeof *vols);
   for (i = 0; i < n; i++) {
     const char *in = lua_pushfstring(L, "areas[%d]", i + 1);
     lua_rawgeti(L, list, i + 1);
@@ -189,7 +189,37 @@ static const char *const build_keys[] = {
   "regionMinSize", "regionMergeSize", "edgeMaxLen", "edgeMaxError", "vertsPerPoly",
   "detailSampleDist", "detailSampleMaxError", "partition", "tileSize", "threads", "areas",
   "offMeshConnections", "progress", "bounds", "filterLowHangingObstacles", "filterLedgeSpans",
-  "filterWalkableLowHeightSpans", "memoryLimit", NULL};
+  "filterWalkableLowHeightSpans", "memoryLimit", "areaFlags", NULL};
+#define LNM_BUILD_KEYS 25 /* entries of build_keys */
+
+/* areaFlags = { [area] = flags }: integer keys 0..63, flags 0..65535. */
+int lnm_field_area_flags(lua_State *L, int t, uint16_t *flags) {
+  int i, list;
+  lua_getfield(L, t, "areaFlags");
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  list = lua_gettop(L);
+  if (!lua_istable(L, list)) lnm_opterror(L, "areaFlags", "table { [area] = flags } expected, got %s", lnm_got(L, list));
+  for (i = 0; i < NM_MAX_AREAS; i++) flags[i] = 1;
+  lua_pushnil(L);
+  while (lua_next(L, list)) {
+    lua_Number k = lua_tonumber(L, -2), v = lua_tonumber(L, -1);
+    if (lua_type(L, -2) != LUA_TNUMBER || k != floor(k) || k < 0 || k >= NM_MAX_AREAS) {
+      const char *got = lnm_got(L, lua_gettop(L) - 1);
+      lnm_opterror(L, "areaFlags", "area keys in 0..63 expected, got %s", got);
+    }
+    if (lua_type(L, -1) != LUA_TNUMBER || v != floor(v) || v < 0 || v > 0xffff) {
+      const char *got = lnm_got(L, lua_gettop(L));
+      lnm_opterror(L, lua_pushfstring(L, "areaFlags[%d]", (int)k), "flags in 0..65535 expected, got %s", got);
+    }
+    flags[(int)k] = (uint16_t)v;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return 1;
+}
 
 /* The float settings, RecastDemo defaults when absent. */
 static void read_build_numbers(lua_State *L, int t, nm_build_config *c) {
@@ -207,15 +237,33 @@ static void read_build_numbers(lua_State *L, int t, nm_build_config *c) {
   c->detail_sample_max_error = (float)lnm_field_number(L, t, "detailSampleMaxError", c->detail_sample_max_error, 0);
 }
 
+/* Raises on a key of the table at idx that is neither a build key nor in
+ * extra (NULL-terminated, at most 8 keys). */
+static void check_build_keys(lua_State *L, int idx, const char *const *extra) {
+  const char *keys[LNM_BUILD_KEYS + 9];
+  int i, n = 0;
+  for (i = 0; build_keys[i]; i++) keys[n++] = build_keys[i];
+  for (i = 0; extra && extra[i] && i < 8; i++) keys[n++] = extra[i];
+  keys[n] = NULL;
+  lnm_check_keys(L, idx, keys);
+}
+
 /* Config table at idx (nil = defaults) into c; *progress gets the stack
  * index of the progress function (0 when none). Raises on unknown keys and
  * wrong types; ranges are checked by the core (raised as well). */
-static void read_build_config(lua_State *L, int idx, int keep, nm_build_config *c, int *progress) {
+void lnm_read_build_config(lua_State *L, int idx, int keep, nm_build_config *c, int *progress,
+                           const char *const *extra) {
+  uint16_t flags[NM_MAX_AREAS];
   nm_build_config_init(c);
   *progress = 0;
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);
-  lnm_check_keys(L, idx, build_keys);
+  check_build_keys(L, idx, extra);
+  if (lnm_field_area_flags(L, idx, flags)) {
+    uint16_t *kept = (uint16_t *)lnm_kept_block(L, keep, sizeof flags);
+    memcpy(kept, flags, sizeof flags);
+    c->area_flags = kept;
+  }
   read_build_numbers(L, idx, c);
   c->verts_per_poly = (int)lnm_field_int(L, idx, "vertsPerPoly", 6, 0, 1000);
   c->tile_size = (int)lnm_field_int(L, idx, "tileSize", 0, 0, 1 << 20);
@@ -240,11 +288,6 @@ static void read_build_config(lua_State *L, int idx, int keep, nm_build_config *
 
 /* The progress hook: calls the Lua function in protected mode; an error
  * cancels the build and is raised again once the build has cleaned up. */
-typedef struct lnm_progress {
-  lua_State *L;
-  int fn, failed;
-} lnm_progress;
-
 static int progress_call(void *ud, int done, int total) {
   lnm_progress *p = (lnm_progress *)ud;
   lua_State *L = p->L;
@@ -258,8 +301,23 @@ static int progress_call(void *ud, int done, int total) {
   return 0;
 }
 
+void lnm_progress_set(lua_State *L, nm_build_config *c, int fn, lnm_progress *pr) {
+  pr->L = L;
+  pr->fn = fn;
+  pr->failed = 0;
+  if (fn) {
+    c->progress = progress_call;
+    c->progress_ud = pr;
+  }
+}
+
+/* Raises the error of a progress function that failed (it is on top). */
+void lnm_progress_done(lnm_progress *pr) {
+  if (pr->failed) lua_error(pr->L);
+}
+
 /* Pushes the stats table {tiles=, polys=, peakBytes=, ms={...}}. */
-static void push_build_stats(lua_State *L, const nm_build_stats *s) {
+void lnm_push_build_stats(lua_State *L, const nm_build_stats *s) {
   static const char *const names[] = {"rasterize", "filter", "compact", "erode", "areas", "distance", "regions",
                                       "contours", "polymesh", "detail", "tiledata", "total"};
   const double ms[] = {s->ms_rasterize, s->ms_filter, s->ms_compact, s->ms_erode, s->ms_areas, s->ms_distance,
@@ -290,23 +348,23 @@ static int build_and_push(lua_State *L, const float *v, int nv, const int *t, in
   nm_diag diag;
   nm_status st;
   hidx = lua_gettop(L);
-  pr.L = L;
-  pr.fn = progress;
-  pr.failed = 0;
-  if (progress) {
-    c->progress = progress_call;
-    c->progress_ud = &pr;
-  }
+  lnm_progress_set(L, c, progress, &pr);
   memset(&diag, 0, sizeof diag);
   st = nm_navmesh_build(v, nv, t, nt, c, &h->alloc, &diag, &mesh, &stats);
-  if (pr.failed) lua_error(L);
+  lnm_progress_done(&pr);
   if (st == NM_ERR_EMPTY) return lnm_push_fail(L, what, st, &diag);
   if (st == NM_ERR_PARAM) luaL_argerror(L, cfg_arg, diag.msg);
   if (st < 0) lnm_raise_status(L, what, st, &diag);
   lnm_handle_attach(L, h, mesh, nodes);
   lua_pushvalue(L, hidx);
-  push_build_stats(L, &stats);
+  lnm_push_build_stats(L, &stats);
   return 2;
+}
+
+void lnm_read_geometry(lua_State *L, int varg, int targ, int keep, const float **v, int *nv, const int **t,
+                       int *nt) {
+  *v = (const float *)arg_triples(L, varg, NULL, keep, -1, nv);
+  *t = (const int *)arg_triples(L, targ, NULL, keep, *nv, nt);
 }
 
 /* navmesh.build(vertices, triangles [, config [, opts]]) -> mesh, stats */
@@ -318,10 +376,89 @@ static int lnm_build(lua_State *L) {
   lua_settop(L, 4);
   lua_newtable(L);
   keep = lua_gettop(L);
-  v = (const float *)arg_triples(L, 1, NULL, keep, -1, &nv);
-  t = (const int *)arg_triples(L, 2, NULL, keep, nv, &nt);
-  read_build_config(L, 3, keep, &c, &progress);
+  lnm_read_geometry(L, 1, 2, keep, &v, &nv, &t, &nt);
+  lnm_read_build_config(L, 3, keep, &c, &progress, NULL);
   return build_and_push(L, v, nv, t, nt, &c, progress, 3, 4, "build");
+}
+
+/* A tile coordinate argument in 0..n-1. */
+static int check_tile_coord(lua_State *L, int idx, int n, const char *axis) {
+  lua_Integer v = lnm_checkinteger(L, idx);
+  if (v < 0 || v >= n)
+    luaL_argerror(L, idx, lua_pushfstring(L, "tile %s in 0..%d expected (the grid is %d tiles), got %s", axis, n - 1,
+                                          n, lnm_got(L, idx)));
+  return (int)v;
+}
+
+/* navmesh.buildTile(vertices, triangles, config, tx, ty) -> bytes | nil,
+ * msg, "ERR_EMPTY": tile (tx, ty) of the tiled build of these inputs, the
+ * blob build would add there (links aside). */
+static int lnm_build_tile(lua_State *L) {
+  nm_build_config c;
+  nm_navmesh_params p;
+  nm_diag diag;
+  nm_alloc a;
+  nm_status st;
+  int nv, nt, progress, keep, gx, gy, tx, ty;
+  const float *v;
+  const int *t;
+  lnm_guard *g;
+  void *blob = NULL;
+  size_t size = 0;
+  lua_settop(L, 5);
+  lua_newtable(L);
+  keep = lua_gettop(L);
+  lnm_read_geometry(L, 1, 2, keep, &v, &nv, &t, &nt);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lnm_read_build_config(L, 3, keep, &c, &progress, NULL);
+  memset(&diag, 0, sizeof diag);
+  if ((st = nm_build_tile_grid(v, nv, &c, &diag, &p, &gx, &gy)) < 0) {
+    if (st == NM_ERR_EMPTY) return lnm_push_fail(L, "buildTile", st, &diag);
+    luaL_argerror(L, 3, diag.msg[0] ? diag.msg : nm_strerror(st));
+  }
+  tx = check_tile_coord(L, 4, gx, "x");
+  ty = check_tile_coord(L, 5, gy, "y");
+  lnm_acct_alloc(L, &a);
+  g = lnm_guard_new(L, &a);
+  st = nm_navmesh_build_tile(v, nv, t, nt, &c, tx, ty, &a, &diag, &blob, &size, NULL);
+  if (st == NM_ERR_EMPTY) return lnm_push_fail(L, "buildTile", st, &diag);
+  if (st == NM_ERR_PARAM) luaL_argerror(L, 3, diag.msg);
+  if (st < 0) lnm_raise_status(L, "buildTile", st, &diag);
+  lnm_guard_push(L, g, blob, size);
+  return 1;
+}
+
+/* navmesh.tileGrid(vertices, config) -> params, tilesX, tilesY: the grid of
+ * the tiled build (params as navmesh.new takes them). */
+static int lnm_tile_grid(lua_State *L) {
+  nm_build_config c;
+  nm_navmesh_params p;
+  nm_diag diag;
+  nm_status st;
+  int nv, progress, keep, gx, gy;
+  const float *v;
+  lua_settop(L, 2);
+  lua_newtable(L);
+  keep = lua_gettop(L);
+  v = (const float *)arg_triples(L, 1, NULL, keep, -1, &nv);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lnm_read_build_config(L, 2, keep, &c, &progress, NULL);
+  memset(&diag, 0, sizeof diag);
+  if ((st = nm_build_tile_grid(v, nv, &c, &diag, &p, &gx, &gy)) < 0) {
+    if (st == NM_ERR_EMPTY) return lnm_push_fail(L, "tileGrid", st, &diag);
+    luaL_argerror(L, 2, diag.msg[0] ? diag.msg : nm_strerror(st));
+  }
+  lua_createtable(L, 0, 5);
+  lnm_set_vec(L, "origin", p.orig);
+  lua_pushnumber(L, p.tile_width);
+  lua_setfield(L, -2, "tileWidth");
+  lua_pushnumber(L, p.tile_height);
+  lua_setfield(L, -2, "tileHeight");
+  lnm_set_int(L, "maxTiles", p.max_tiles);
+  lnm_set_int(L, "maxPolys", p.max_polys);
+  lua_pushinteger(L, gx);
+  lua_pushinteger(L, gy);
+  return 3;
 }
 
 /* Geometry parsed from OBJ text, owned by a userdata whose __gc frees it:
@@ -417,7 +554,7 @@ static int lnm_build_obj(lua_State *L) {
   lua_settop(L, 3);
   lua_newtable(L);
   keep = lua_gettop(L);
-  read_build_config(L, 2, keep, &c, &progress);
+  lnm_read_build_config(L, 2, keep, &c, &progress, NULL);
   lnm_opt_table(L, 3, lnm_handle_opts);
   what = lua_pushfstring(L, "buildObj %s", path);
   o = new_obj(L);
@@ -445,6 +582,8 @@ static const luaL_Reg build_funcs[] = {
   {"build", lnm_build},
   {"buildObj", lnm_build_obj},
   {"parseObj", lnm_parse_obj},
+  {"buildTile", lnm_build_tile},
+  {"tileGrid", lnm_tile_grid},
   {NULL, NULL}
 };
 

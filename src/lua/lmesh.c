@@ -366,46 +366,47 @@ static int lnm_mesh_save_string(lua_State *L) {
 static int lnm_mesh_save(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   const char *path = luaL_checkstring(L, 2);
-  int fmt = check_format(L, 3), ok;
+  int fmt = check_format(L, 3), n;
   void *bytes;
   size_t len;
-  FILE *f;
   nm_status st = nm_navmesh_save(h->mesh, fmt, &bytes, &len);
   if (st < 0) lnm_raise_status(L, "save", st, NULL);
-  f = fopen(path, "wb");
-  ok = f && fwrite(bytes, 1, len, f) == len;
-  if (f && fclose(f) != 0) ok = 0;
+  h->out = bytes; /* freed by close/__gc if a push raises */
+  h->out_len = len;
+  n = lnm_write_file(L, path, bytes, len);
   nm_free_bytes(h->mesh, bytes, len);
-  if (!ok) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "cannot write %s: %s", path, strerror(errno));
-    lua_pushstring(L, nm_status_name(NM_ERR_IO));
-    return 3;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
+  h->out = NULL;
+  return n;
 }
 
 /* ---- tiles ---- */
 
-/* Raises when the mesh is shared (read-only). */
+/* Raises when the mesh is shared (read-only) or a tile cache's. */
 static void check_writable(lua_State *L, lnm_mesh *h, const char *what) {
+  if (h->cached)
+    luaL_error(L, "NavMesh:%s: this navmesh is maintained by a TileCache (its tiles are rebuilt from the cache's "
+               "layers): change it with obstacles (area = n marks an area)", what);
   if (nm_navmesh_is_frozen(h->mesh))
     luaL_error(L, "NavMesh:%s: navmesh is read-only (shared or mapped); publish a changed copy with "
                "share(name, { replace = true })", what);
 }
 
-/* mesh:addTile(bytes) -> tileRef | nil, msg, code */
+/* mesh:addTile(bytes [, { ref = oldRef }]) -> tileRef | nil, msg, code;
+ * ref: a reference the tile had before (Detour's lastRef), so its
+ * polygons get their old references back. */
 static int lnm_mesh_add_tile(lua_State *L) {
+  static const char *const keys[] = {"ref", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   size_t len;
   const char *bytes = luaL_checklstring(L, 2, &len);
-  nm_polyref ref = 0;
+  int t = lnm_opt_table(L, 3, keys);
+  nm_polyref ref = 0, last = 0;
   nm_diag diag;
   nm_status st;
+  if (t) last = (nm_polyref)lnm_field_int(L, t, "ref", 0, 0, (lua_Integer)0xffffffffu);
   check_writable(L, h, "addTile");
   memset(&diag, 0, sizeof diag);
-  if ((st = nm_navmesh_add_tile(h->mesh, bytes, len, &diag, &ref)) < 0) {
+  if ((st = nm_navmesh_add_tile_ref(h->mesh, bytes, len, last, &diag, &ref)) < 0) {
     if (st == NM_ERR_NOMEM) lnm_raise_status(L, "addTile", st, NULL);
     return lnm_push_fail(L, "addTile", st, &diag);
   }
@@ -413,27 +414,76 @@ static int lnm_mesh_add_tile(lua_State *L) {
   return 1;
 }
 
+/* Tile coordinates tx, ty [, layer] at idx.. into c[3]. */
+static void check_tile_cell(lua_State *L, int idx, int c[3]) {
+  lua_Integer tx = lnm_checkinteger(L, idx), ty = lnm_checkinteger(L, idx + 1), layer = lnm_optinteger(L, idx + 2, 0);
+  if (tx < -(1 << 28) || tx > (1 << 28) || ty < -(1 << 28) || ty > (1 << 28) || layer < 0 || layer > (1 << 28))
+    luaL_argerror(L, idx, lua_pushfstring(L, "tile coordinates within +-2^28 and layer 0..2^28 expected, got (%s, %s, %s)",
+                                          lnm_number(L, (lua_Number)tx), lnm_number(L, (lua_Number)ty),
+                                          lnm_number(L, (lua_Number)layer)));
+  c[0] = (int)tx;
+  c[1] = (int)ty;
+  c[2] = (int)layer;
+}
+
+/* Pushes nil, "<what>: no tile at (x, y, layer l)", "ERR_PARAM". */
+static int push_no_tile(lua_State *L, const char *what, const int c[3]) {
+  lua_pushnil(L);
+  lua_pushfstring(L, "%s: no tile at (%d, %d, layer %d)", what, c[0], c[1], c[2]);
+  lua_pushstring(L, nm_status_name(NM_ERR_PARAM));
+  return 3;
+}
+
 /* mesh:removeTile(tx, ty [, layer]) -> bytes | nil, msg, code */
 static int lnm_mesh_remove_tile(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
-  lua_Integer tx = lnm_checkinteger(L, 2), ty = lnm_checkinteger(L, 3), layer = lnm_optinteger(L, 4, 0);
+  int c[3];
   void *data;
   size_t size;
   nm_status st;
   check_writable(L, h, "removeTile");
-  if (tx < -(1 << 28) || tx > (1 << 28) || ty < -(1 << 28) || ty > (1 << 28) || layer < 0 || layer > (1 << 28))
-    luaL_argerror(L, 2, lua_pushfstring(L, "tile coordinates within +-2^28 and layer 0..2^28 expected, got (%s, %s, %s)",
-                                        lnm_number(L, (lua_Number)tx), lnm_number(L, (lua_Number)ty),
-                                        lnm_number(L, (lua_Number)layer)));
-  st = nm_navmesh_remove_tile(h->mesh, (int)tx, (int)ty, (int)layer, &data, &size);
-  if (st == NM_ERR_PARAM) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "removeTile: no tile at (%d, %d, layer %d)", (int)tx, (int)ty, (int)layer);
-    lua_pushstring(L, nm_status_name(st));
-    return 3;
-  }
+  check_tile_cell(L, 2, c);
+  st = nm_navmesh_remove_tile(h->mesh, c[0], c[1], c[2], &data, &size);
+  if (st == NM_ERR_PARAM) return push_no_tile(L, "removeTile", c);
   if (st < 0) lnm_raise_status(L, "removeTile", st, NULL);
   lnm_push_owned_bytes(L, h, data, size);
+  return 1;
+}
+
+/* mesh:getTile(tx, ty [, layer]) -> bytes (links included, as removeTile
+ * gives them) | nil, msg, code; the tile stays. */
+static int lnm_mesh_get_tile(lua_State *L) {
+  lnm_mesh *h = lnm_check_mesh(L, 1);
+  int c[3];
+  const void *data;
+  size_t size;
+  check_tile_cell(L, 2, c);
+  if (nm_navmesh_get_tile(h->mesh, c[0], c[1], c[2], &data, &size) < 0) return push_no_tile(L, "getTile", c);
+  lua_pushlstring(L, (const char *)data, size);
+  return 1;
+}
+
+/* mesh:tiles() -> { {x=, y=, layer=, ref=, polys=, bytes=}, ... } by slot
+ * (bytes: the size of the tile's blob). */
+static int lnm_mesh_tiles(lua_State *L) {
+  lnm_mesh *h = lnm_check_mesh(L, 1);
+  nm_navmesh_info info;
+  nm_tile_info *ti;
+  int i, n = 0;
+  nm_navmesh_get_info(h->mesh, &info);
+  ti = (nm_tile_info *)lnm_scratch(L, (size_t)(info.tiles > 0 ? info.tiles : 1) * sizeof *ti);
+  nm_navmesh_tiles(h->mesh, ti, info.tiles, &n);
+  lua_createtable(L, n, 0);
+  for (i = 0; i < n && i < info.tiles; i++) {
+    lua_createtable(L, 0, 6);
+    lnm_set_int(L, "x", ti[i].x);
+    lnm_set_int(L, "y", ti[i].y);
+    lnm_set_int(L, "layer", ti[i].layer);
+    lnm_set_int(L, "ref", (lua_Integer)ti[i].ref);
+    lnm_set_int(L, "polys", ti[i].polys);
+    lnm_set_int(L, "bytes", (lua_Integer)ti[i].data_size);
+    lua_rawseti(L, -2, i + 1);
+  }
   return 1;
 }
 
@@ -604,6 +654,8 @@ static const luaL_Reg mesh_methods[] = {
   {"saveString", lnm_mesh_save_string},
   {"addTile", lnm_mesh_add_tile},
   {"removeTile", lnm_mesh_remove_tile},
+  {"getTile", lnm_mesh_get_tile},
+  {"tiles", lnm_mesh_tiles},
   {"tileAt", lnm_mesh_tile_at},
   {"polyRefs", lnm_mesh_poly_refs},
   {"getPolyVerts", lnm_mesh_poly_verts},
@@ -631,15 +683,6 @@ static const luaL_Reg mesh_funcs[] = {
 
 /* The NavMesh class (close is also __gc and __close) and its makers. */
 void lnm_open_mesh(lua_State *L) {
-  lnm_new_class(L, LNM_MESH);
-  lnm_add_methods(L, LNM_MESH, mesh_methods);
-  luaL_getmetatable(L, LNM_MESH);
-  lua_pushcfunction(L, lnm_mesh_close);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, lnm_mesh_close);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, lnm_mesh_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  lnm_object_class(L, LNM_MESH, mesh_methods, lnm_mesh_close, lnm_mesh_tostring);
   luaL_setfuncs(L, mesh_funcs, 0);
 }

@@ -27,6 +27,8 @@ int luaopen_navmesh_core(lua_State *L) {
   lnm_open_build(L);
   lnm_open_debug(L);
   lnm_open_crowd(L);
+  lnm_open_cache(L);
+  lnm_open_job(L);
   lua_pushliteral(L, NM_VERSION_STRING);
   lua_setfield(L, -2, "_VERSION");
   lnm_name_module(L);

@@ -10,7 +10,10 @@
  *               sliced findPath
  *   lfilter.c   navmesh.filter and its methods
  *   lshare.c    sharing meshes across Lua states (registry.c)
- *   lbuild.c    navmesh.build, buildObj, parseObj
+ *   lbuild.c    navmesh.build, buildObj, parseObj, buildTile, tileGrid
+ *   lcache.c    navmesh.TileCache: buildCache, loadCache, obstacles,
+ *               update, share (published as versions)
+ *   ljob.c      navmesh.buildJob: builds on a worker thread
  *   ldebug.c    seeing the mesh: getPolyDetail, toOBJ, getNodePool,
  *               getDebugScene (what navmesh.debug draws and exports)
  *   lcrowd.c    navmesh.crowd and the Crowd object (agents over a mesh)
@@ -54,6 +57,9 @@ typedef struct lnm_mesh {
   int tb_cap;
   size_t charged;      /* bytes charged to the collector (lnm_gc_charge) */
   size_t mark;         /* bytes held through the state's account when made */
+  int cached;          /* the navmesh of a TileCache (lcache.c): edits refused */
+  char *name;          /* name it was opened or shared under (refresh), or NULL */
+  size_t name_len;
 } lnm_mesh;
 
 /* ---- lutil.c: messages ----
@@ -70,6 +76,7 @@ int lnm_opterror(lua_State *L, const char *key, const char *fmt, ...);
 const char *lnm_got(lua_State *L, int idx); /* "-1", "'text'", "table", "navmesh.Filter" */
 const char *lnm_number(lua_State *L, lua_Number n); /* "3", "0.5", "nan" (pushed) */
 void lnm_name_module(lua_State *L);         /* names the module table's functions "navmesh.<key>" */
+const char *lnm_fname(lua_State *L, const char *what); /* the running function's public name, or what */
 lua_Number lnm_checknumber(lua_State *L, int arg);
 const char *lnm_checklstring(lua_State *L, int arg, size_t *len);
 void *lnm_checkudata(lua_State *L, int arg, const char *tname);
@@ -112,6 +119,15 @@ lua_Integer lnm_field_int(lua_State *L, int t, const char *key, lua_Integer def,
                           lua_Integer hi);
 int lnm_field_vec3(lua_State *L, int t, const char *key, float v[3]);
 void *lnm_scratch(lua_State *L, size_t n);
+typedef struct lnm_guard {
+  nm_alloc alloc;
+  void *p;             /* the block (NULL: none) */
+  size_t size;
+} lnm_guard;
+lnm_guard *lnm_guard_new(lua_State *L, const nm_alloc *alloc);
+void lnm_guard_free(lnm_guard *g);
+void lnm_guard_push(lua_State *L, lnm_guard *g, void *p, size_t size);
+int lnm_write_file(lua_State *L, const char *path, const void *bytes, size_t len);
 char *lnm_read_file(lua_State *L, const char *what, const char *path, size_t *len, size_t *cap,
                     const char **err);
 
@@ -139,6 +155,7 @@ size_t lnm_handle_bytes(const lnm_mesh *h);
 size_t lnm_acct_alloc(lua_State *L, nm_alloc *a);
 void lnm_gc_charge_to(lua_State *L, const nm_alloc *a, size_t *charged, size_t bytes);
 void lnm_gc_refund(const nm_alloc *a, size_t *charged);
+void lnm_gc_uncharge(const nm_alloc *a, size_t *charged, size_t bytes);
 size_t lnm_alloc_bytes(const nm_alloc *a);
 
 /* ---- lutil.c: NavMesh handles ---- */
@@ -154,14 +171,53 @@ const nm_filter *lnm_opt_filter(lua_State *L, int idx, lnm_mesh *h);
 const nm_filter *lnm_field_filter(lua_State *L, int t, const char *key);
 nm_polyref lnm_check_valid_ref(lua_State *L, lnm_mesh *h, int idx);
 int lnm_opt_max_nodes(lua_State *L, int t);
+void lnm_handle_move(lnm_mesh *h, nm_navmesh *mesh);
+void lnm_handle_set_name(lua_State *L, lnm_mesh *h, const char *name, size_t len);
 
 /* ---- lutil.c: classes ---- */
 void lnm_new_class(lua_State *L, const char *name);
 void lnm_add_methods(lua_State *L, const char *name, const luaL_Reg *methods);
+void lnm_object_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close,
+                      lua_CFunction tostring);
 
 /* ---- shared between object files ---- */
 nm_offmesh_link *lnm_field_offmesh(lua_State *L, int t, int *count); /* lmesh.c */
 void lnm_toolbox_free(lnm_mesh *h);                                   /* ltoolbox.c */
+
+/* lbuild.c: reading build inputs. Blocks live in the table at `keep`
+ * (freed by the GC, also when an error is raised). */
+void *lnm_kept_block(lua_State *L, int keep, size_t n);
+/* The vertices (argument varg) and 1-based triangles (targ) of a build. */
+void lnm_read_geometry(lua_State *L, int varg, int targ, int keep, const float **v, int *nv, const int **t, int *nt);
+/* A build config table at idx (nil: defaults) into c: the keys of
+ * navmesh.build plus `extra` (NULL-terminated, read by the caller);
+ * *progress gets the stack index of the progress function (0: none). */
+void lnm_read_build_config(lua_State *L, int idx, int keep, nm_build_config *c, int *progress,
+                           const char *const *extra);
+/* areaFlags = { [area] = flags } of the table at t into flags[64] (1 for
+ * areas not named); 0 when absent. */
+int lnm_field_area_flags(lua_State *L, int t, uint16_t *flags);
+/* The progress hook for a Lua function (cfg->progress): an error raised
+ * in it cancels the build and is raised again (lnm_progress_done). */
+typedef struct lnm_progress {
+  lua_State *L;
+  int fn, failed;
+} lnm_progress;
+void lnm_progress_set(lua_State *L, nm_build_config *c, int fn, lnm_progress *pr);
+void lnm_progress_done(lnm_progress *pr);
+/* Pushes {tiles=, polys=, peakBytes=, ms={...}}. */
+void lnm_push_build_stats(lua_State *L, const nm_build_stats *s);
+
+/* lcache.c: a tile cache's config (navmesh.buildCache's), and cache
+ * objects for caches built elsewhere (a job): push an empty one, put the
+ * cache in the slot returned, then lnm_cache_finish pushes it and its
+ * NavMesh handle. */
+void lnm_read_cache_config(lua_State *L, int idx, int keep, nm_build_config *cfg, nm_cache_rules *rules,
+                           int *max_obs, int *progress);
+nm_cache **lnm_cache_push_empty(lua_State *L, const nm_alloc *alloc);
+int lnm_cache_finish(lua_State *L, int idx, int nodes);
+/* lutil.c: malloc/realloc/free as an nm_alloc (thread-safe, not counted). */
+const nm_alloc *lnm_system_alloc(void);
 
 /* Each object file's part of luaopen: adds its functions to the module
  * table on top of the stack and its methods to its classes. */
@@ -173,5 +229,7 @@ void lnm_open_share(lua_State *L);
 void lnm_open_build(lua_State *L);
 void lnm_open_debug(lua_State *L);
 void lnm_open_crowd(lua_State *L);
+void lnm_open_cache(lua_State *L);
+void lnm_open_job(lua_State *L);
 
 #endif

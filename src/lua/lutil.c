@@ -3,6 +3,7 @@
  * (its query scratch and lifetime). See lnm.h for the map of the binding. */
 #define LNM_LUAL_AS_IS /* this file calls Lua's own luaL_argerror and checks */
 #include <ctype.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include "lnm.h"
 
@@ -78,6 +79,8 @@ static const char *fname_or(lua_State *L, const char *what) {
   const char *name = running_name(L, &method);
   return name ? name : what;
 }
+
+const char *lnm_fname(lua_State *L, const char *what) { return fname_or(L, what); }
 
 int lnm_argerror(lua_State *L, int arg, const char *msg) {
   int method;
@@ -495,11 +498,16 @@ void lnm_gc_charge_to(lua_State *L, const nm_alloc *alloc, size_t *charged, size
 }
 
 /* Gives back what an object was charged (it is being closed). */
-void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) {
+void lnm_gc_refund(const nm_alloc *alloc, size_t *charged) { lnm_gc_uncharge(alloc, charged, *charged); }
+
+/* Gives back part of what an object was charged: bytes it no longer holds
+ * in the state's memory (a mesh moved into system memory by share). */
+void lnm_gc_uncharge(const nm_alloc *alloc, size_t *charged, size_t bytes) {
   lnm_acct *a = (lnm_acct *)alloc->ud;
   if (alloc->fn != acct_alloc) return;
-  a->charged -= *charged < a->charged ? *charged : a->charged;
-  *charged = 0;
+  if (bytes > *charged) bytes = *charged;
+  *charged -= bytes;
+  a->charged -= bytes < a->charged ? bytes : a->charged;
 }
 
 static void gc_refund(lnm_mesh *h) { lnm_gc_refund(&h->alloc, &h->charged); }
@@ -581,6 +589,31 @@ void lnm_handle_close(lnm_mesh *h) {
   h->refs = NULL;
   h->path_cap = h->pts_cap = 0;
   lnm_toolbox_free(h);
+  if (h->name) h->alloc.fn(h->alloc.ud, h->name, h->name_len, 0);
+  h->name = NULL;
+  h->name_len = 0;
+}
+
+/* Moves an open handle onto another mesh (a newer version of what it
+ * reads): the query keeps its node pool; the old mesh is released. */
+void lnm_handle_move(lnm_mesh *h, nm_navmesh *mesh) {
+  if (!h->mesh || h->mesh == mesh) return;
+  nm_query_set_mesh(h->q, mesh);
+  nm_navmesh_retain(mesh);
+  nm_navmesh_release(h->mesh);
+  h->mesh = mesh;
+}
+
+/* Remembers the name a handle was opened or shared under (refresh). */
+void lnm_handle_set_name(lua_State *L, lnm_mesh *h, const char *name, size_t len) {
+  char *copy;
+  if (h->name && h->name_len == len && memcmp(h->name, name, len) == 0) return;
+  if (!(copy = (char *)h->alloc.fn(h->alloc.ud, NULL, 0, len)))
+    luaL_error(L, "%s: not enough memory", fname_or(L, "navmesh"));
+  memcpy(copy, name, len);
+  if (h->name) h->alloc.fn(h->alloc.ud, h->name, h->name_len, 0);
+  h->name = copy;
+  h->name_len = len;
 }
 
 /* The open handle at idx; raises on a closed one. */
@@ -704,6 +737,80 @@ char *lnm_read_file(lua_State *L, const char *what, const char *path, size_t *le
   return buf;
 }
 
+/* ---- the system allocator (caches built by jobs live in it) ---- */
+
+static void *system_fn(void *ud, void *p, size_t os, size_t ns) {
+  (void)ud;
+  (void)os;
+  if (ns == 0) {
+    free(p);
+    return NULL;
+  }
+  return realloc(p, ns);
+}
+
+const nm_alloc *lnm_system_alloc(void) {
+  static const nm_alloc a = {system_fn, NULL};
+  return &a;
+}
+
+/* ---- guards: core-allocated blocks being turned into Lua values ---- */
+
+#define LNM_GUARD "navmesh.guard"
+
+static int guard_gc(lua_State *L) {
+  lnm_guard *g = (lnm_guard *)lua_touserdata(L, 1);
+  if (g && g->p) g->alloc.fn(g->alloc.ud, g->p, g->size, 0);
+  if (g) g->p = NULL;
+  return 0;
+}
+
+/* Pushes a guard whose __gc frees (with alloc) the block stored in it; a
+ * push that raises (out of memory) then leaks nothing. lnm_guard_free frees
+ * the block at once. */
+lnm_guard *lnm_guard_new(lua_State *L, const nm_alloc *alloc) {
+  lnm_guard *g = (lnm_guard *)lua_newuserdata(L, sizeof *g);
+  g->alloc = *alloc;
+  g->p = NULL;
+  g->size = 0;
+  if (luaL_newmetatable(L, LNM_GUARD)) {
+    lua_pushcfunction(L, guard_gc);
+    lua_setfield(L, -2, "__gc");
+  }
+  lua_setmetatable(L, -2);
+  return g;
+}
+
+void lnm_guard_free(lnm_guard *g) {
+  if (g->p) g->alloc.fn(g->alloc.ud, g->p, g->size, 0);
+  g->p = NULL;
+}
+
+/* Pushes the block p [size] (allocated with g's allocator) as a Lua
+ * string and frees it, also when the push raises. */
+void lnm_guard_push(lua_State *L, lnm_guard *g, void *p, size_t size) {
+  g->p = p;
+  g->size = size;
+  lua_pushlstring(L, (const char *)p, size);
+  lnm_guard_free(g);
+}
+
+/* Writes bytes to a file: pushes true, or nil, "cannot write <path>: ...",
+ * "ERR_IO". Returns the number of values pushed. */
+int lnm_write_file(lua_State *L, const char *path, const void *bytes, size_t len) {
+  FILE *f = fopen(path, "wb");
+  int ok = f && fwrite(bytes, 1, len, f) == len;
+  if (f && fclose(f) != 0) ok = 0;
+  if (!ok) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "cannot write %s: %s", path, strerror(errno));
+    lua_pushstring(L, nm_status_name(NM_ERR_IO));
+    return 3;
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 /* A zeroed lnm_scratch block of n bytes owned by the Lua GC (a userdata pushed
  * on the stack), so a raised error in the middle of parsing leaks nothing. */
 void *lnm_scratch(lua_State *L, size_t n) {
@@ -745,6 +852,22 @@ void lnm_new_class(lua_State *L, const char *name) {
   lua_setfield(L, -2, "__name");
   lua_newtable(L);
   lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
+
+/* A class of objects that own resources: methods, close as __gc and
+ * __close (so it must be idempotent), and __tostring. */
+void lnm_object_class(lua_State *L, const char *name, const luaL_Reg *methods, lua_CFunction close,
+                      lua_CFunction tostring) {
+  lnm_new_class(L, name);
+  lnm_add_methods(L, name, methods);
+  luaL_getmetatable(L, name);
+  lua_pushcfunction(L, close);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, close);
+  lua_setfield(L, -2, "__close");
+  lua_pushcfunction(L, tostring);
+  lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
 }
 

@@ -143,6 +143,31 @@ nm_navmesh *lnm_registry_open(const char *name, size_t len, size_t *bytes) {
   return mesh;
 }
 
+int lnm_registry_replace(const char *name, size_t len, nm_navmesh *old, nm_navmesh *mesh) {
+  entry **e;
+  int done = 0;
+  pthread_mutex_lock(&lock);
+  e = find(name, len);
+  if (*e && (*e)->mesh == old) {
+    nm_navmesh_retain(mesh);
+    (*e)->mesh = mesh;
+    done = 1;
+  }
+  pthread_mutex_unlock(&lock);
+  if (done) nm_navmesh_release(old); /* outside the lock */
+  return done;
+}
+
+int lnm_registry_taken(const char *name, size_t len, const nm_navmesh *mesh) {
+  entry **e;
+  int taken;
+  pthread_mutex_lock(&lock);
+  e = find(name, len);
+  taken = *e && (*e)->mesh != mesh;
+  pthread_mutex_unlock(&lock);
+  return taken;
+}
+
 int lnm_registry_remove(const char *name, size_t len) {
   entry *gone = NULL, **e;
   pthread_mutex_lock(&lock);

@@ -30,6 +30,15 @@ int lnm_registry_put(const char *name, size_t len, nm_navmesh *mesh, int replace
  * it) and its memory bytes (*bytes), or NULL when the name is not shared. */
 nm_navmesh *lnm_registry_open(const char *name, size_t len, size_t *bytes);
 
+/* Publishes mesh under name in place of `old` (a newer version of it):
+ * only when the name still holds old. 1 when replaced, 0 when the name is
+ * gone or holds another mesh (nothing changes). The byte count kept for
+ * the name stays old's (a version differs from it in a few tiles). */
+int lnm_registry_replace(const char *name, size_t len, nm_navmesh *old, nm_navmesh *mesh);
+
+/* 1 when name holds a mesh other than `mesh` (which may be NULL). */
+int lnm_registry_taken(const char *name, size_t len, const nm_navmesh *mesh);
+
 /* Drops the name (and the registry's reference). 1 if it was shared. */
 int lnm_registry_remove(const char *name, size_t len);
 

@@ -451,6 +451,80 @@ nm_status nm_navmesh_remove_tile(nm_navmesh *m, int tx, int ty, int layer, void 
   return NM_OK;
 }
 
+/* Draft of a version: makes private, all or none, every tile that
+ * replacing tile `old` (NULL: none) by the blob bound to `probe` (NULL:
+ * none) at the same cell would write links into: the tiles holding links
+ * into old's slot and the tiles the new blob may link with (as
+ * tile_disconnect and cow_for_add pick them). old itself goes unchanged. */
+static nm_status cow_for_swap(nm_navmesh *m, const nm_tile *old, const nm_tile *probe, nm_cow *c) {
+  const uint32_t slot = old ? (uint32_t)(old - m->tiles) : 0, tmask = probe ? nm_links_side_mask(probe) : 0;
+  const nm_tile_header *h = old ? old->header : probe->header;
+  const nm_tile *neis[32];
+  int i, j, k, n;
+  for (i = -1; i <= 1; i++)
+    for (j = -1; j <= 1; j++) {
+      const int side = (i == 0 && j == 0) ? -1 : nm_side_towards(-i, -j);
+      n = nm_navmesh_tiles_at(m, h->x + i, h->y + j, neis, 32);
+      for (k = 0; k < n; k++) {
+        nm_tile *o = (nm_tile *)neis[k];
+        const int need = o != old && ((old && nm_links_to_slot(m, o, slot)) ||
+                                      (probe && nm_links_may_touch(nm_links_side_mask(o), tmask, side)));
+        if (need && nm_cow_tile(m, o, c) < 0) {
+          nm_cow_undo(m, c);
+          return NM_ERR_NOMEM;
+        }
+      }
+    }
+  return NM_OK;
+}
+
+/* Everything that can refuse replacing the tile at (tx, ty, layer) by the
+ * blob `data` (whose header must name that place), before anything
+ * changes; `old` is the tile there now (NULL: none). */
+static nm_status swap_check(nm_navmesh *m, int tx, int ty, int layer, const nm_tile *old, uint8_t *data,
+                            size_t size, nm_diag *diag) {
+  const nm_tile_header *h = (const nm_tile_header *)data;
+  nm_status st;
+  if ((st = nm_tile_validate(data, size, diag)) < 0) return st;
+  if (h->x != tx || h->y != ty || h->layer != layer)
+    return nm_diag_set(diag, NM_ERR_DATA, "tile", "tile is for (%d, %d, layer %d), not (%d, %d, layer %d)", (int)h->x,
+                       (int)h->y, (int)h->layer, tx, ty, layer);
+  if (h->poly_count > (int32_t)m->poly_mask + 1)
+    return nm_diag_set(diag, NM_ERR_DATA, "polyCount", "tile has %d polygons, mesh allows %d", (int)h->poly_count,
+                       m->max_polys);
+  if (!old && !slot_free(m, -1)) return nm_diag_set(diag, NM_ERR_FULL, "tileRef", "no free tile slot");
+  return NM_OK;
+}
+
+nm_status nm_navmesh_swap_tile_owned(nm_navmesh *m, int tx, int ty, int layer, uint8_t *data, size_t size,
+                                     nm_diag *diag) {
+  nm_tile *old = (nm_tile *)nm_navmesh_tile_at(m, tx, ty, layer), probe, *t;
+  uint8_t *copy = NULL;
+  nm_status st;
+  nm_cow cow;
+  if (m->frozen) return nm_diag_set(diag, NM_ERR_READONLY, NULL, "navmesh is shared (read-only)");
+  if (data && (st = swap_check(m, tx, ty, layer, old, data, size, diag)) < 0) return st;
+  if (data && m->lineage && !(copy = blob_copy(m, data, size, nm_blob_bytes(m, size)))) return NM_ERR_NOMEM;
+  cow.n = 0;
+  if (m->lineage && (old || copy)) {
+    if (copy) nm_tile_bind(&probe, copy, size);
+    if ((st = cow_for_swap(m, old, copy ? &probe : NULL, &cow)) < 0) {
+      nm_free(&m->alloc, copy, nm_blob_bytes(m, size));
+      return st;
+    }
+  }
+  nm_cow_keep(m, &cow);
+  if (old) nm_navmesh_remove_tile(m, tx, ty, layer, NULL, NULL); /* allocates nothing now */
+  if (!data) return NM_OK;
+  if (copy) {
+    nm_free(&m->alloc, data, size);
+    data = copy;
+  }
+  if ((st = nm_navmesh_place_tile(m, data, size, 0, NM_TILE_OWNS_DATA, diag, &t)) < 0) return st; /* checked */
+  tile_connect(m, t);
+  return NM_OK;
+}
+
 void nm_free_bytes(const nm_navmesh *m, void *bytes, size_t len) { nm_free(&m->alloc, bytes, len); }
 
 void nm_navmesh_get_params(const nm_navmesh *m, nm_navmesh_params *p) {

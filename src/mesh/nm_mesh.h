@@ -231,6 +231,14 @@ NM_INTERNAL nm_status nm_navmesh_place_tile(nm_navmesh *m, uint8_t *data, size_t
  * the mesh takes over; on failure the caller still owns it. */
 NM_INTERNAL nm_status nm_navmesh_add_tile_owned(nm_navmesh *m, uint8_t *data, size_t size, nm_diag *diag,
                                                 nm_polyref *ref_out);
+/* For the tile cache: replaces the tile at (tx, ty, layer) by data (a blob
+ * for that place allocated with the mesh allocator, size bytes, taken over
+ * by the mesh; NULL: just removes the tile), all or nothing: on failure
+ * nothing changed and the caller still owns data. In a draft of a version
+ * the neighbours whose links change are made private first and the blob is
+ * moved into a block with room for its retirement record. */
+NM_INTERNAL nm_status nm_navmesh_swap_tile_owned(nm_navmesh *m, int tx, int ty, int layer, uint8_t *data,
+                                                 size_t size, nm_diag *diag);
 /* islands.c: connected components over the links (labels 1..n). The
  * labels are one block: the index of each slot's polygon 0, then a label
  * per polygon, so making them writes nothing in the tiles (readers of a
@@ -307,6 +315,12 @@ NM_INTERNAL void nm_cow_keep(nm_navmesh *m, nm_cow *c);
 NM_INTERNAL void nm_version_replaced(nm_navmesh *m, uint8_t *data, size_t size, uint32_t birth);
 /* The release of a version or draft whose count reached zero. */
 NM_INTERNAL void nm_version_gone(nm_navmesh *m);
+/* A lineage with one writer: once set (right after nm_navmesh_version_new,
+ * before any reader sees it), nm_navmesh_version_edit refuses drafts
+ * (ERR_READONLY) and only nm_version_edit_as with the same owner makes
+ * them. A tile cache publishing versions owns its lineage. */
+NM_INTERNAL void nm_version_set_owner(nm_navmesh *v, const void *owner);
+NM_INTERNAL nm_status nm_version_edit_as(nm_navmesh *v, const void *owner, nm_navmesh **out);
 
 /* links.c: link building when tiles come and go (Detour's order). */
 NM_INTERNAL void nm_links_init(nm_tile *t);

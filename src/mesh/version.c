@@ -30,6 +30,7 @@
 typedef struct nm_lineage {
   nm_alloc alloc;
   nm_lock lock;
+  const void *owner;      /* set: only this writer drafts (a tile cache) */
   uint32_t next_number;   /* number of the next draft */
   int drafting;           /* a draft is open */
   int users;              /* live versions + the open draft */
@@ -362,13 +363,20 @@ static nm_navmesh *draft_arrays(const nm_navmesh *v) {
   return d;
 }
 
-nm_status nm_navmesh_version_edit(nm_navmesh *v, nm_navmesh **out) {
+void nm_version_set_owner(nm_navmesh *v, const void *owner) {
+  if (v && v->lineage) v->lineage->owner = owner;
+}
+
+nm_status nm_navmesh_version_edit(nm_navmesh *v, nm_navmesh **out) { return nm_version_edit_as(v, NULL, out); }
+
+nm_status nm_version_edit_as(nm_navmesh *v, const void *owner, nm_navmesh **out) {
   nm_status st = NM_OK;
   nm_navmesh *d;
   uint32_t number;
   if (!out) return NM_ERR_PARAM;
   *out = NULL;
   if (!v || !v->lineage || !v->committed) return NM_ERR_PARAM;
+  if (v->lineage->owner != owner) return NM_ERR_READONLY; /* another writer's (set once, before readers) */
   if (!(number = draft_begin(v, &st))) return st;
   if (!(d = draft_arrays(v))) {
     nm_lock_take(&v->lineage->lock);

@@ -18,16 +18,13 @@
 #include <string.h>
 #include <pthread.h>
 #include <time.h>
-#include "lua.h"
-#include "lauxlib.h"
-#include "lualib.h"
 
 #define NTHREADS 8
 #define NQUERIES 1000 /* per thread */
 #define NROUNDS 10    /* open/close cycles per thread */
 #define NAME "threads-level"
 
-static const char *lua_path, *lua_cpath;
+#include "lua_threads.h"
 
 /* Builds the level, shares it and returns the answers to the queries. */
 #define ANSWER_FN                                                                 \
@@ -77,81 +74,6 @@ static const char *const finish_code =
     "collectgarbage(); collectgarbage()\n"
     "return navmesh.sharedBytes()\n";
 
-typedef struct worker {
-  pthread_t thread;
-  int id;
-  char *answers; /* malloc'd result, NULL on error */
-  char err[256];
-} worker;
-
-static int workers_done; /* __atomic: threads finished */
-static int tap_n, tap_failed;
-
-/* A fresh state with the standard libraries and the module's paths. */
-static lua_State *new_state(void) {
-  lua_State *L = luaL_newstate();
-  if (!L) return NULL;
-  luaL_openlibs(L);
-  lua_getglobal(L, "package");
-  lua_pushstring(L, lua_path);
-  lua_setfield(L, -2, "path");
-  lua_pushstring(L, lua_cpath);
-  lua_setfield(L, -2, "cpath");
-  lua_pop(L, 1);
-  return L;
-}
-
-/* Runs code with a string argument and two integers; leaves one result.
- * On error copies the message into err and returns 0. */
-static int run(lua_State *L, const char *code, int a, int b, char *err, size_t errlen) {
-  if (luaL_loadstring(L, code) != LUA_OK) goto fail;
-  lua_pushstring(L, NAME);
-  lua_pushinteger(L, a);
-  lua_pushinteger(L, b);
-  if (lua_pcall(L, 3, 1, 0) != LUA_OK) goto fail;
-  return 1;
-fail:
-  snprintf(err, errlen, "%s", lua_tostring(L, -1));
-  lua_pop(L, 1);
-  return 0;
-}
-
-/* A copy of the string on top of the stack (popped). */
-static char *pop_string(lua_State *L) {
-  size_t len;
-  const char *s = lua_tolstring(L, -1, &len);
-  char *copy = s ? (char *)malloc(len + 1) : NULL;
-  if (copy) memcpy(copy, s, len + 1);
-  lua_pop(L, 1);
-  return copy;
-}
-
-static void *worker_main(void *arg) {
-  worker *w = (worker *)arg;
-  lua_State *L = new_state();
-  if (!L) {
-    snprintf(w->err, sizeof w->err, "cannot create a Lua state");
-  } else {
-    if (run(L, worker_code, NQUERIES, NROUNDS, w->err, sizeof w->err)) w->answers = pop_string(L);
-    lua_close(L);
-  }
-  __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
-  return NULL;
-}
-
-/* Publishes new versions of the level until every worker is done. */
-static int republish_until_done(lua_State *L, char *err, size_t errlen) {
-  const struct timespec pause = {0, 20 * 1000 * 1000};
-  int n = 0;
-  while (__atomic_load_n(&workers_done, __ATOMIC_ACQUIRE) < NTHREADS) {
-    if (!run(L, republish_code, 0, 0, err, errlen)) return -1;
-    lua_pop(L, 1);
-    n++;
-    nanosleep(&pause, NULL);
-  }
-  return n;
-}
-
 /* The first line where got and want differ, for the failure report. */
 static const char *first_difference(const char *got, const char *want, char *buf, size_t len) {
   int line = 1;
@@ -162,47 +84,21 @@ static const char *first_difference(const char *got, const char *want, char *buf
   return buf;
 }
 
-/* Prints one TAP line "ok N - ..." / "not ok N - ..." (+ why). */
-static void report(int ok, const char *fmt, int arg, const char *detail) {
-  tap_n++;
-  if (!ok) tap_failed++;
-  printf("%sok %d - ", ok ? "" : "not ", tap_n);
-  printf(fmt, arg);
-  printf("\n");
-  if (!ok && detail) printf("#   %s\n", detail);
-  fflush(stdout);
-}
-
-static int tap_done(void) {
-  printf("1..%d\n", tap_n);
-  return tap_failed ? 1 : 0;
-}
-
 int main(int argc, char **argv) {
   static worker w[NTHREADS];
   char err[256] = "";
   char *want = NULL;
   lua_State *L;
   int i, republished;
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s <package.path> <package.cpath>\n", argv[0]);
-    return 2;
-  }
-  lua_path = argv[1];
-  lua_cpath = argv[2];
-  L = new_state();
+  if (!(L = host_start(argc, argv, NAME)) && argc != 3) return 2;
   if (L && run(L, main_code, NQUERIES, 0, err, sizeof err)) want = pop_string(L);
   report(want != NULL, "main state builds and shares the level, answers %d queries", NQUERIES, err);
   if (!want) return tap_done();
-  for (i = 0; i < NTHREADS; i++) {
-    w[i].id = i + 1;
-    if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {
-      snprintf(w[i].err, sizeof w[i].err, "pthread_create failed");
-      __atomic_add_fetch(&workers_done, 1, __ATOMIC_RELEASE);
-      w[i].id = 0;
-    }
-  }
-  republished = republish_until_done(L, err, sizeof err);
+  worker_chunk = worker_code;
+  worker_a = NQUERIES;
+  worker_b = NROUNDS;
+  start_workers(w, NTHREADS);
+  republished = run_until_done(L, republish_code, NTHREADS, 20, err, sizeof err);
   for (i = 0; i < NTHREADS; i++) {
     if (w[i].id) pthread_join(w[i].thread, NULL);
     report(w[i].answers && strcmp(w[i].answers, want) == 0,
