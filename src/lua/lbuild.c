@@ -129,18 +129,6 @@ static void read_volumes(lua_State *L, int t, int keep, nm_build_config *c) {
   c->nvolumes = n;
 }
 
-/* Boolean option (def when absent). */
-static int field_bool(lua_State *L, int t, const char *key, int def) {
-  int v = def;
-  lua_getfield(L, t, key);
-  if (!lua_isnil(L, -1)) {
-    if (!lua_isboolean(L, -1)) lnm_opterror(L, key, "boolean expected, got %s", lnm_got(L, lua_gettop(L)));
-    v = lua_toboolean(L, -1);
-  }
-  lua_pop(L, 1);
-  return v;
-}
-
 /* partition = "watershed" | "monotone" | "layers" */
 static int field_partition(lua_State *L, int t) {
   static const char *const names[] = {"watershed", "monotone", "layers", NULL};
@@ -270,9 +258,9 @@ void lnm_read_build_config(lua_State *L, int idx, int keep, nm_build_config *c, 
   c->threads = (int)lnm_field_int(L, idx, "threads", 1, 1, 64);
   c->memory_limit = (size_t)lnm_field_number(L, idx, "memoryLimit", 0, 0);
   c->partition = field_partition(L, idx);
-  c->filter_low_hanging = field_bool(L, idx, "filterLowHangingObstacles", 1);
-  c->filter_ledges = field_bool(L, idx, "filterLedgeSpans", 1);
-  c->filter_low_height = field_bool(L, idx, "filterWalkableLowHeightSpans", 1);
+  c->filter_low_hanging = lnm_field_bool(L, idx, "filterLowHangingObstacles", 1);
+  c->filter_ledges = lnm_field_bool(L, idx, "filterLedgeSpans", 1);
+  c->filter_low_height = lnm_field_bool(L, idx, "filterWalkableLowHeightSpans", 1);
   field_bounds(L, idx, c);
   read_volumes(L, idx, keep, c);
   c->offmesh = lnm_field_offmesh(L, idx, &c->noffmesh);

@@ -103,18 +103,6 @@ static float field_positive(lua_State *L, int t, const char *key, float def) {
   return (float)v;
 }
 
-/* Field `key` of option table t as a boolean (def when absent). */
-static int field_bool(lua_State *L, int t, const char *key, int def) {
-  int v = def;
-  lua_getfield(L, t, key);
-  if (!lua_isnil(L, -1)) {
-    if (!lua_isboolean(L, -1)) lnm_opterror(L, key, "boolean expected, got %s", lnm_got(L, lua_gettop(L)));
-    v = lua_toboolean(L, -1);
-  }
-  lua_pop(L, 1);
-  return v;
-}
-
 /* navmesh.crowd's configuration table at t (0: none) into cfg. */
 static void read_config(lua_State *L, int t, nm_crowd_config *cfg) {
   static const char *const limits[] = {"none", "detour", NULL};
@@ -138,7 +126,7 @@ static void read_config(lua_State *L, int t, nm_crowd_config *cfg) {
     lnm_opterror(L, "searchNodes", "0 (twice the polygons) or 64..4194304 expected, got %d", cfg->search_nodes);
   cfg->max_iterations = (int)lnm_field_int(L, t, "maxIterations", cfg->max_iterations, 1, INT_MAX);
   cfg->queue_size = (int)lnm_field_int(L, t, "queueSize", cfg->queue_size, 1, 64);
-  cfg->island_targets = field_bool(L, t, "islandTargets", cfg->island_targets);
+  cfg->island_targets = lnm_field_bool(L, t, "islandTargets", cfg->island_targets);
   cfg->threads = (int)lnm_field_int(L, t, "threads", 1, 1, 64);
 }
 
@@ -156,7 +144,7 @@ static unsigned read_flags(lua_State *L, int t, unsigned flags) {
   size_t i;
   flags = (unsigned)lnm_field_int(L, t, "updateFlags", (lua_Integer)flags, 0, NM_CROWD_ALL_FLAGS);
   for (i = 0; i < sizeof names / sizeof names[0]; i++) {
-    const int on = field_bool(L, t, names[i].key, (flags & names[i].bit) != 0);
+    const int on = lnm_field_bool(L, t, names[i].key, (flags & names[i].bit) != 0);
     flags = on ? flags | names[i].bit : flags & ~names[i].bit;
   }
   return flags;
@@ -678,16 +666,7 @@ static const luaL_Reg crowd_methods[] = {
 
 /* The Crowd class (close is also __gc and __close) and navmesh.crowd. */
 void lnm_open_crowd(lua_State *L) {
-  lnm_new_class(L, LNM_CROWD);
-  lnm_add_methods(L, LNM_CROWD, crowd_methods);
-  luaL_getmetatable(L, LNM_CROWD);
-  lua_pushcfunction(L, lnm_crowd_close);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, lnm_crowd_close);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, lnm_crowd_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  lnm_object_class(L, LNM_CROWD, crowd_methods, lnm_crowd_close, lnm_crowd_tostring);
   lua_pushcfunction(L, lnm_crowd_new);
   lua_setfield(L, -2, "crowd");
 }

@@ -118,6 +118,7 @@ lua_Number lnm_field_number(lua_State *L, int t, const char *key, lua_Number def
 lua_Integer lnm_field_int(lua_State *L, int t, const char *key, lua_Integer def, lua_Integer lo,
                           lua_Integer hi);
 int lnm_field_vec3(lua_State *L, int t, const char *key, float v[3]);
+int lnm_field_bool(lua_State *L, int t, const char *key, int def);
 void *lnm_scratch(lua_State *L, size_t n);
 typedef struct lnm_guard {
   nm_alloc alloc;

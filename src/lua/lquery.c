@@ -136,19 +136,6 @@ static int out_slot(lua_State *L, int idx, const char *key) {
 /* names[0..2] of every options list that has straight-path options. */
 #define STRAIGHT_KEYS 7u
 
-/* Boolean option `key` of table t (0 = no table): false when absent. */
-static int opt_bool(lua_State *L, int t, const char *key) {
-  int v = 0;
-  if (!t) return 0;
-  lua_getfield(L, t, key);
-  if (!lua_isnil(L, -1)) {
-    if (!lua_isboolean(L, -1)) lnm_opterror(L, key, "boolean expected, got %s", lnm_got(L, lua_gettop(L)));
-    v = lua_toboolean(L, -1);
-  }
-  lua_pop(L, 1);
-  return v;
-}
-
 /* The outcome of reachableOnly: start and goal on different islands. */
 static int push_unreachable(lua_State *L, const char *what) {
   nm_diag d;
@@ -216,10 +203,10 @@ static int lnm_mesh_find_path(lua_State *L) {
   lnm_check_point(L, 7, ep);
   f = lnm_opt_filter(L, 10, h);
   t = lnm_opt_table(L, 11, keys);
-  optimal = opt_bool(L, t, "optimal");
+  optimal = lnm_field_bool(L, t, "optimal", 0);
   max_iter = t ? (int)lnm_field_int(L, t, "maxIterations", 0x7fffffff, 1, 0x7fffffff) : 0x7fffffff;
   if (optimal && max_iter != 0x7fffffff) lnm_opterror(L, "maxIterations", "not with optimal = true (an optimal search runs to the end)");
-  if (opt_bool(L, t, "reachableOnly") && !nm_navmesh_is_reachable(h->mesh, s, e))
+  if (lnm_field_bool(L, t, "reachableOnly", 0) && !nm_navmesh_is_reachable(h->mesh, s, e))
     return push_unreachable(L, "findPath");
   out = out_field(L, t, "out");
   if ((st = run_find_path(L, h, optimal, max_iter, s, e, sp, ep, f, &n)) < 0)
@@ -363,8 +350,8 @@ static void read_path_opts(lua_State *L, lnm_mesh *h, int t, unsigned k, path_op
   po->ext[1] = 4;
   po->ext[2] = 2;
   read_straight_opts(L, k & STRAIGHT_KEYS ? t : 0, &po->o, &po->max_pts);
-  po->optimal = opt_bool(L, KEY(k, 5, t), "optimal");
-  po->reachable_only = opt_bool(L, KEY(k, 6, t), "reachableOnly");
+  po->optimal = lnm_field_bool(L, KEY(k, 5, t), "optimal", 0);
+  po->reachable_only = lnm_field_bool(L, KEY(k, 6, t), "reachableOnly", 0);
   if (!KEY(k, 3, t) && !KEY(k, 4, t)) return; /* no filter, no halfExtents */
   if (KEY(k, 3, t) && (f = lnm_field_filter(L, t, "filter")) != NULL) po->f = f;
   if (lnm_field_vec3(L, t, "halfExtents", po->ext) && (po->ext[0] < 0 || po->ext[1] < 0 || po->ext[2] < 0))

@@ -676,6 +676,20 @@ const nm_filter *lnm_field_filter(lua_State *L, int t, const char *key) {
   return f;
 }
 
+/* Field `key` of option table t (0: no table) as a boolean; def when
+ * absent; raises, naming the key, when it is not a boolean. */
+int lnm_field_bool(lua_State *L, int t, const char *key, int def) {
+  int v = def;
+  if (!t) return def;
+  lua_getfield(L, t, key);
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isboolean(L, -1)) lnm_opterror(L, key, "boolean expected, got %s", lnm_got(L, lua_gettop(L)));
+    v = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
 /* A polygon reference argument (an integer in 1 .. 2^32-1). */
 static nm_polyref check_ref(lua_State *L, int idx) {
   lua_Integer r = lnm_check_integer(L, idx);
