@@ -34,7 +34,7 @@ ifneq ($(LUA_INCDIR),)
 MODULES := $(CUSTOM)/navmesh/core.so
 endif
 
-.PHONY: all deps test test-c test-lua demo obstacles bench fuzz clean FORCE
+.PHONY: all deps test test-c test-lua demo obstacles crowd bench fuzz clean FORCE
 all: $(LIB) $(MODULES)
 
 $(B)/obj/%.o: src/%.c $(wildcard include/*.h src/*/*.h)
@@ -87,6 +87,13 @@ obstacles: deps
 	@$(MAKE) --no-print-directory all
 	@mkdir -p $(B)
 	LUA_PATH="lua/?.lua;examples/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 examples/obstacles.lua $(B)/obstacles.svg
+
+# 200 agents crossing the doorway level: build/crowd.svg and a recording
+# for the viewer, build/crowd.json (examples/crowd.lua)
+crowd: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p $(B)
+	LUA_PATH="lua/?.lua;examples/?.lua;;" LUA_CPATH="$(B)/5.4/?.so;;" lua5.4 examples/crowd.lua
 
 bench: deps
 	@$(MAKE) --no-print-directory all
