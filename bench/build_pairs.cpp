@@ -10,7 +10,7 @@
 // over their X/Z boxes, halves sorted stably by box minimum along the
 // longer side), the chunks overlapping the tile's box (border included,
 // at most 512) marked and rasterized chunk by chunk. Our build does the
-// same (src/build/chunky.c), so both sides rasterize the same triangles in
+// same (src/input/chunky.c), so both sides rasterize the same triangles in
 // the same order; the polygon counts of the two show it. Both time the
 // whole build from triangles to a dtNavMesh / nm_navmesh, the chunky
 // partition included (RecastDemo makes it when it loads the mesh; our

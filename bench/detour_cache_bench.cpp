@@ -9,7 +9,7 @@
 // ones); each figure is the median over rounds of the per-round ratio
 // ours / Detour. Detour gets RecastDemo's helpers: a 32000-byte linear
 // allocator reset per layer build, area 63 -> 0 with flags 1, and FastLZ
-// as its compressor -- our level-1 codec (src/cache/fastlz.c) behind its
+// as its compressor -- our level-1 codec (src/tilecache/fastlz.c) behind its
 // dtTileCacheCompressor interface, since Debian ships no FastLZ.
 //   detour_cache_bench <shared-dir> [rounds]
 #include <DetourNavMesh.h>

@@ -85,13 +85,13 @@ for _, k in ipairs(missed) do
   local who = {}
   for _, s in ipairs(specs) do if per[s][k] then who[#who + 1] = s:match("^(%d+)") end end
   -- (the worker pool's waits depend on thread timing: not held against the set)
-  if full[k] and not k:find("^src/build/pool%.c:") then worse = worse + 1 end
+  if full[k] and not k:find("^src/bake/pool%.c:") then worse = worse + 1 end
   print(("  missed %-36s [%s]%s %s"):format(k, table.concat(who, ","), full[k] and "" or " (complete run too)",
     source_line(k):gsub("^%s+", "")))
 end
 local gained = 0
 for k in pairs(vg) do if not full[k] then gained = gained + 1 end end
 print(("the valgrind set misses %d of the %d lines the whole suite reaches (%d of them reached by the complete run,"
-  .. " thread-timing lines of src/build/pool.c aside);"):format(#missed, nsuite, worse))
+  .. " thread-timing lines of src/bake/pool.c aside);"):format(#missed, nsuite, worse))
 print(("it reaches %d lines the complete run does not"):format(gained))
 os.exit(worse == 0 and 0 or 1)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "navmesh.h"
-#include "cache/nm_cache.h"
+#include "tilecache/nm_cache.h"
 
 #define CL_N 24
 #define CL_CS 0.5f

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tap.h"
-#include "build/nm_build.h"
+#include "poly/nm_poly.h"
 
 typedef int (*height_fn)(int x, int z);
 

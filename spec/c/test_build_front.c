@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "tap.h"
-#include "build/nm_build.h"
+#include "poly/nm_poly.h"
 
 /* ---- scene building ---- */
 

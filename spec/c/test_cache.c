@@ -11,7 +11,7 @@
 #include <string.h>
 #include "tap.h"
 #include "navmesh.h"
-#include "cache/nm_cache.h"
+#include "tilecache/nm_cache.h"
 #include "cache_util.h"
 
 static const char *g_shared = "../shared";

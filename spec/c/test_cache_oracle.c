@@ -14,7 +14,7 @@
 #include "tap.h"
 #include "json.h"
 #include "navmesh.h"
-#include "cache/nm_cache.h"
+#include "tilecache/nm_cache.h"
 #include "cache_util.h"
 
 static const char *g_shared = "../shared";

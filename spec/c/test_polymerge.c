@@ -12,7 +12,7 @@
 #include <string.h>
 #include "tap.h"
 #include "track_alloc.h"
-#include "build/nm_build.h"
+#include "poly/nm_poly.h"
 
 #define NUL 0xffff
 #define MAXP 2600

@@ -4,7 +4,7 @@
  * obstacle and update, save to bytes that load again into a cache with
  * the same layers, and its navmesh must answer queries (fz_exercise). */
 #include "fuzz.h"
-#include "cache/nm_cache.h"
+#include "tilecache/nm_cache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint8_t *b = fz_copy(data, size);

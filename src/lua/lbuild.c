@@ -1,10 +1,10 @@
 /* lbuild.c -- building from triangles: navmesh.build, navmesh.buildObj,
  * navmesh.parseObj (config tables in, a NavMesh and stats out; the
- * pipeline itself is src/build/). */
+ * pipeline itself is src/voxel/, src/poly/ and src/bake/). */
 #include "lnm.h"
 
 /* ==== building from triangles: navmesh.build, navmesh.buildObj,
- * navmesh.parseObj (the build driver's block; the core is src/build/) ==== */
+ * navmesh.parseObj (the build driver's block; the core is src/bake/ and src/input/) ==== */
 
 /* A block of n bytes owned by the table at `keep` (so it lives as long as
  * that table and is freed by the GC, also when an error is raised). */

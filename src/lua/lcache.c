@@ -3,7 +3,7 @@
  * obstacles (add, remove, move, list), update with a budget, save, info,
  * and publishing its navmesh to other Lua states and threads (share).
  *
- * A cache owns its navmesh (src/cache). The NavMesh handle made with it
+ * A cache owns its navmesh (src/tilecache). The NavMesh handle made with it
  * reads that navmesh and follows it: in place while the cache is private;
  * once shared, the navmesh is published as versions (each update that
  * changed tiles publishes the next one, copying only the changed tiles) and

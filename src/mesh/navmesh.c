@@ -365,7 +365,7 @@ nm_status nm_navmesh_add_tile_at(nm_navmesh *m, const void *data, size_t size, n
   return NM_OK;
 }
 
-/* For the tile cache (src/cache): adds a blob allocated with the mesh
+/* For the tile cache (src/tilecache): adds a blob allocated with the mesh
  * allocator without copying it; the mesh owns it from then on. Needs no
  * allocation, so a rebuilt tile can replace the old one atomically. */
 nm_status nm_navmesh_add_tile_owned(nm_navmesh *m, uint8_t *data, size_t size, nm_diag *diag,

@@ -340,7 +340,7 @@ NM_INTERNAL int nm_links_to_slot(const nm_navmesh *m, const nm_tile *o, uint32_t
 NM_INTERNAL nm_status nm_links_check_all(nm_navmesh *m, int writable, nm_diag *diag);
 
 /* Poly-height and closest-point primitives used by links and queries
- * (query/nm_geom.c). */
+ * (geom.c). */
 NM_INTERNAL int nm_poly_height(const nm_tile *t, const nm_poly *p, const float *pos, float *height);
 /* Height of the detail surface of ground polygon p at pos, which lies over
  * p (nm_poly_height without the test). */
