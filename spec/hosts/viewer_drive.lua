@@ -211,8 +211,11 @@ local function check_crowd_replay()
       ("the page offers the replay of the recording's %d frames of %d agents"):format(#rec.frames, #rec.frames[1] / 3),
       cjson.encode(shown))
   js("document.getElementById('play').click(); return true")
-  local frame = wait_for("return viewer.replay.frame >= 10 ? viewer.replay.frame : null", 20)
-  local label = js("return document.getElementById('framelabel').textContent")
+  -- the frame and its label are read in one script: the replay goes on
+  -- between two calls, so separate reads could see different frames
+  local seen = wait_for("const f = viewer.replay.frame; return f >= 10 ? " ..
+                        "[f, document.getElementById('framelabel').textContent] : null", 20)
+  local frame, label = seen and seen[1], seen and seen[2] or "no frame >= 10"
   say(frame ~= nil and label:find(("frame %d/"):format(frame + 1), 1, true) ~= nil,
       ("play advances the replay (%s)"):format(label), label)
   js("document.getElementById('play').click(); return true") -- pause where it is
