@@ -1,4 +1,4 @@
-/* lquery.c -- the path queries of a NavMesh: findNearestPoly, findPath
+/* lnavmesh_path.c -- the path queries of a NavMesh: findNearestPoly, findPath
  * (A* or optimal), findStraightPath, and path/paths (all three in one
  * call), with results written into caller tables when asked. */
 #include "lnm.h"
@@ -6,7 +6,7 @@
 /* ---- queries ---- */
 
 /* mesh:findNearestPoly(x,y,z [, hx,hy,hz [, filter]]) -> ref, x, y, z, over */
-static int lnm_mesh_find_nearest(lua_State *L) {
+static int mesh_find_nearest(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float c[3], ext[3] = {2, 4, 2}, pt[3];
   const nm_filter *f;
@@ -191,7 +191,7 @@ static nm_status push_optimal_path(lua_State *L, lnm_mesh *h, nm_polyref s, nm_p
  *   -> polys, partial, outOfNodes, unfinished, fallback
  * opts: { maxIterations = n } (unfinished: the cap stopped the search),
  *       { optimal = true } (fallback: the filter made it use A*) */
-static int lnm_mesh_find_path(lua_State *L) {
+static int mesh_find_path(lua_State *L) {
   static const char *const keys[] = {"optimal", "maxIterations", "reachableOnly", "out", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref s = lnm_check_valid_ref(L, h, 2), e = lnm_check_valid_ref(L, h, 3);
@@ -306,7 +306,7 @@ static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
 
 /* mesh:findStraightPath(sx,sy,sz, ex,ey,ez, polys [, opts]) -> points, flags, refs
  * opts: crossings, inset, maxPoints, and points/flags/refs tables to fill. */
-static int lnm_mesh_find_straight(lua_State *L) {
+static int mesh_find_straight(lua_State *L) {
   static const char *const keys[] = {"crossings", "inset", "maxPoints", "points", "flags", "refs", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float sp[3], ep[3];
@@ -393,7 +393,7 @@ static nm_status path_one(lua_State *L, lnm_mesh *h, const path_opts *po, const 
 /* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial [, fallback]
  * (nearest polygons, A* -- or the optimal search with opts.optimal, then
  * heights from the detail mesh -- and straight path in one call). */
-static int lnm_mesh_path(lua_State *L) {
+static int mesh_path(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float sp[3], ep[3];
   path_opts po;
@@ -489,7 +489,7 @@ static void read_query(lua_State *L, int i, float p[6]) {
  * opts.out / opts.partials the results go into those tables, and the point
  * lists already in opts.out (or kept as its spares) are reused. Other
  * options as for path(). */
-static int lnm_mesh_paths(lua_State *L) {
+static int mesh_paths(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   path_opts po;
   int t, nq, i, out, partials, res, spares = 0;
@@ -536,16 +536,16 @@ static int lnm_mesh_paths(lua_State *L) {
 /* ---- registration ---- */
 
 static const luaL_Reg query_methods[] = {
-  {"findNearestPoly", lnm_mesh_find_nearest},
-  {"findPath", lnm_mesh_find_path},
-  {"findStraightPath", lnm_mesh_find_straight},
-  {"path", lnm_mesh_path},
-  {"paths", lnm_mesh_paths},
+  {"findNearestPoly", mesh_find_nearest},
+  {"findPath", mesh_find_path},
+  {"findStraightPath", mesh_find_straight},
+  {"path", mesh_path},
+  {"paths", mesh_paths},
   {NULL, NULL}
 };
 
 /* The query methods, and the weak-keyed table of mesh:paths' spares. */
-void lnm_open_query(lua_State *L) {
+void lnm_open_navmesh_path(lua_State *L) {
   lnm_add_methods(L, LNM_MESH, query_methods);
   lua_pushlightuserdata(L, (void *)&spares_key);
   lua_newtable(L);
