@@ -85,6 +85,7 @@ build = {
         "src/query/query.c",
         "src/query/random.c",
         "src/query/raycast.c",
+        "src/query/route.c",
         "src/query/straight.c",
         "src/query/surface.c",
         "src/tilecache/cache.c",

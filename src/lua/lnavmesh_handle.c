@@ -42,6 +42,7 @@ lnm_mesh *lnm_new_handle(lua_State *L) {
   lnm_mesh *h = (lnm_mesh *)lua_newuserdata(L, sizeof *h);
   memset(h, 0, sizeof *h);
   h->mark = lnm_acct_alloc(L, &h->alloc);
+  nm_path_init(&h->route, &h->alloc);
   nm_filter_init(&h->filter);
   luaL_setmetatable(L, LNM_MESH);
   return h;
@@ -86,15 +87,7 @@ void lnm_handle_close(lnm_mesh *h) {
   h->q = NULL;
   nm_navmesh_release(h->mesh);
   h->mesh = NULL;
-  if (h->path) h->alloc.fn(h->alloc.ud, h->path, (size_t)h->path_cap * sizeof(nm_polyref), 0);
-  if (h->pts) h->alloc.fn(h->alloc.ud, h->pts, (size_t)h->pts_cap * 3 * sizeof(float), 0);
-  if (h->flags) h->alloc.fn(h->alloc.ud, h->flags, (size_t)h->pts_cap, 0);
-  if (h->refs) h->alloc.fn(h->alloc.ud, h->refs, (size_t)h->pts_cap * sizeof(nm_polyref), 0);
-  h->path = NULL;
-  h->pts = NULL;
-  h->flags = NULL;
-  h->refs = NULL;
-  h->path_cap = h->pts_cap = 0;
+  nm_path_free(&h->route);
   toolbox_free(h);
   if (h->name) h->alloc.fn(h->alloc.ud, h->name, h->name_len, 0);
   h->name = NULL;
@@ -130,42 +123,38 @@ lnm_mesh *lnm_check_mesh(lua_State *L, int idx) {
   return h;
 }
 
-/* Makes room for n corridor polygons in the handle's lnm_scratch. */
-nm_polyref *lnm_ensure_path(lua_State *L, lnm_mesh *h, int n) {
-  if (n > h->path_cap) {
-    int cap = n < 256 ? 256 : n;
-    void *p = h->alloc.fn(h->alloc.ud, h->path, (size_t)h->path_cap * sizeof(nm_polyref),
-                          (size_t)cap * sizeof(nm_polyref));
-    if (!p) luaL_error(L, "%s: not enough memory", lnm_fname(L, "navmesh"));
-    h->path = (nm_polyref *)p;
-    n = h->path_cap;
-    h->path_cap = cap;
-    lnm_gc_charge(L, h, (size_t)(cap - n) * sizeof(nm_polyref));
-  }
-  return h->path;
+/* Bytes the handle's path buffers (h->route) hold. */
+static size_t route_bytes(const nm_path *p) {
+  return (size_t)p->corridor_cap * sizeof(nm_polyref) +
+         (size_t)p->points_cap * (3 * sizeof(float) + 1 + sizeof(nm_polyref));
 }
 
-/* Makes room for n straight-path points in the handle's lnm_scratch. */
-void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n) {
-  void *p, *f, *r;
-  int cap;
-  if (n <= h->pts_cap) return;
-  cap = n < 256 ? 256 : n;
-  p = h->alloc.fn(h->alloc.ud, h->pts, (size_t)h->pts_cap * 3 * sizeof(float), (size_t)cap * 3 * sizeof(float));
-  if (p) h->pts = (float *)p;
-  f = p ? h->alloc.fn(h->alloc.ud, h->flags, (size_t)h->pts_cap, (size_t)cap) : NULL;
-  if (f) h->flags = (uint8_t *)f;
-  r = f ? h->alloc.fn(h->alloc.ud, h->refs, (size_t)h->pts_cap * sizeof(nm_polyref), (size_t)cap * sizeof(nm_polyref)) : NULL;
-  if (!r) { /* keep the sizes consistent: shrink what did grow back */
-    if (f) h->flags = (uint8_t *)h->alloc.fn(h->alloc.ud, h->flags, (size_t)cap, (size_t)h->pts_cap);
-    if (p) h->pts = (float *)h->alloc.fn(h->alloc.ud, h->pts, (size_t)cap * 3 * sizeof(float), (size_t)h->pts_cap * 3 * sizeof(float));
-    luaL_error(L, "%s: not enough memory", lnm_fname(L, "navmesh"));
-  }
-  h->refs = (nm_polyref *)r;
-  n = h->pts_cap;
-  h->pts_cap = cap;
-  lnm_gc_charge(L, h, (size_t)(cap - n) * (3 * sizeof(float) + 1 + sizeof(nm_polyref)));
+/* The same for handle h (nm_query_path callers take it before the call). */
+size_t lnm_route_bytes(const lnm_mesh *h) { return route_bytes(&h->route); }
+
+/* Charges the collector for what the path buffers grew by since they held
+ * `before` bytes (nm_query_path and lnm_ensure_* grow them). */
+void lnm_route_charge(lua_State *L, lnm_mesh *h, size_t before) {
+  size_t now = route_bytes(&h->route);
+  if (now > before) lnm_gc_charge(L, h, now - before);
 }
+
+/* Makes room for `corridor` polygons and `points` straight-path points in
+ * the handle's path buffers; raises when out of memory. */
+static void ensure_route(lua_State *L, lnm_mesh *h, int corridor, int points) {
+  size_t before = route_bytes(&h->route);
+  if (nm_path_reserve(&h->route, corridor, points) < 0) luaL_error(L, "%s: not enough memory", lnm_fname(L, "navmesh"));
+  lnm_route_charge(L, h, before);
+}
+
+/* Makes room for n corridor polygons in the handle's scratch. */
+nm_polyref *lnm_ensure_path(lua_State *L, lnm_mesh *h, int n) {
+  ensure_route(L, h, n, 0);
+  return h->route.corridor;
+}
+
+/* Makes room for n straight-path points in the handle's scratch. */
+void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n) { ensure_route(L, h, 0, n); }
 
 /* A polygon reference argument (an integer in 1 .. 2^32-1). */
 static nm_polyref check_ref(lua_State *L, int idx) {

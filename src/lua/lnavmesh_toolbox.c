@@ -52,12 +52,12 @@ static int mesh_raycast(lua_State *L) {
   lnm_check_point(L, 6, ep);
   f = lnm_opt_filter(L, 9, h);
   lnm_ensure_path(L, h, 256);
-  while ((st = nm_query_raycast(h->q, ref, sp, ep, f, &t, nrm, h->path, h->path_cap, &n)) == NM_TRUNCATED)
-    lnm_ensure_path(L, h, 2 * h->path_cap); /* rare: a very long ray */
+  while ((st = nm_query_raycast(h->q, ref, sp, ep, f, &t, nrm, h->route.corridor, h->route.corridor_cap, &n)) == NM_TRUNCATED)
+    lnm_ensure_path(L, h, 2 * h->route.corridor_cap); /* rare: a very long ray */
   if (st < 0) return toolbox_fail(L, "raycast", st);
   lua_pushnumber(L, t == FLT_MAX ? (lua_Number)HUGE_VAL : (lua_Number)t);
   lnm_push_point(L, nrm);
-  lnm_push_refs(L, h->path, n);
+  lnm_push_refs(L, h->route.corridor, n);
   return 5;
 }
 
@@ -273,10 +273,10 @@ static int mesh_find_path_end(lua_State *L) {
   int n = 0;
   nm_status st;
   lnm_ensure_path(L, h, h->max_nodes);
-  st = nm_query_find_path_end(h->q, h->path, h->path_cap, &n);
+  st = nm_query_find_path_end(h->q, h->route.corridor, h->route.corridor_cap, &n);
   if (st == NM_ERR_STATE) return push_no_sliced(L, "findPathEnd");
   if (st < 0) return toolbox_fail(L, "findPathEnd", st);
-  lnm_push_refs(L, h->path, n);
+  lnm_push_refs(L, h->route.corridor, n);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   return 2;
 }

@@ -66,12 +66,8 @@ typedef struct lnm_mesh {
   nm_alloc alloc;      /* the Lua state's allocator, through its account */
   nm_filter filter;    /* default filter */
   int max_nodes;
-  nm_polyref *path;    /* scratch: corridors */
-  int path_cap;
-  float *pts;          /* scratch: straight path points, flags, refs */
-  uint8_t *flags;
-  nm_polyref *refs;
-  int pts_cap;
+  nm_path route;       /* scratch: corridors (route.corridor), straight path points,
+                          flags, refs; mesh:path's nm_query_path result */
   void *out;           /* core-allocated bytes being pushed (saveString, removeTile) */
   size_t out_len;
   int sysmem;          /* mesh is in system memory: shared or opened (registry.c) */
@@ -204,6 +200,8 @@ void lnm_push_owned_bytes(lua_State *L, lnm_mesh *h, void *bytes, size_t len);
 lnm_mesh *lnm_check_mesh(lua_State *L, int idx);
 nm_polyref *lnm_ensure_path(lua_State *L, lnm_mesh *h, int n);
 void lnm_ensure_pts(lua_State *L, lnm_mesh *h, int n);
+size_t lnm_route_bytes(const lnm_mesh *h);                        /* held by h->route now */
+void lnm_route_charge(lua_State *L, lnm_mesh *h, size_t before); /* h->route grew since it held before bytes */
 void lnm_ensure_tb(lua_State *L, lnm_mesh *h, int n); /* toolbox results */
 void lnm_check_writable(lua_State *L, lnm_mesh *h, const char *what);
 nm_polyref lnm_check_valid_ref(lua_State *L, lnm_mesh *h, int idx);
