@@ -21,6 +21,11 @@
  *   nm_status st = nm_query_find_path(q, sref, eref, s, e, &f, path, 256, &npath);
  *   float pts[3*64]; int n;
  *   nm_query_straight_path(q, s, e, path, npath, NULL, pts, NULL, NULL, 64, &n);
+ *   // or all of the above in one call (what the Lua binding's mesh:path runs):
+ *   nm_path_opts o; nm_path p;
+ *   nm_path_opts_init(&o); nm_path_init(&p, NULL);
+ *   if (nm_query_path(q, start, goal, &o, &p) >= 0) use(p.points, p.npoints);
+ *   nm_path_free(&p);
  *   nm_query_free(q);
  *
  * COORDINATES
