@@ -45,7 +45,7 @@ $(LIB): $(OBJ)
 	@mkdir -p $(B)
 	rm -f $@ && ar rcs $@ $(OBJ)
 
-# One module per Lua: the binding (src/lua/*.c: lnavmesh.c and the shared-mesh
+# One module per Lua: the binding (src/lua/*.c: lmodule.c, one file per class, and the shared-mesh
 # registry) compiled against that Lua's headers, linked with the core; never
 # linked against liblua.
 BINDING := $(wildcard src/lua/*.c)

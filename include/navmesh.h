@@ -21,6 +21,11 @@
  *   nm_status st = nm_query_find_path(q, sref, eref, s, e, &f, path, 256, &npath);
  *   float pts[3*64]; int n;
  *   nm_query_straight_path(q, s, e, path, npath, NULL, pts, NULL, NULL, 64, &n);
+ *   // or all of the above in one call (what the Lua binding's mesh:path runs):
+ *   nm_path_opts o; nm_path p;
+ *   nm_path_opts_init(&o); nm_path_init(&p, NULL);
+ *   if (nm_query_path(q, start, goal, &o, &p) >= 0) use(p.points, p.npoints);
+ *   nm_path_free(&p);
  *   nm_query_free(q);
  *
  * COORDINATES
@@ -1049,6 +1054,58 @@ NM_API nm_status nm_query_find_path_limited(nm_query *q, nm_polyref start_ref, n
                                             const float start[3], const float end[3],
                                             const nm_filter *filter, int max_iter,
                                             nm_polyref *path, int cap, int *count);
+
+/* ---- one whole path: nm_query_path ---- */
+
+/* What nm_query_path is asked besides the two points (nm_path_opts_init
+ * sets the defaults). */
+typedef struct nm_path_opts {
+  float half_ext[3];          /* box for the nearest polygon of each end (default 2, 4, 2) */
+  const nm_filter *filter;    /* NULL: nm_filter_init's defaults */
+  nm_straight_opts straight;  /* crossings and inset of the straight path (default none, 0) */
+  int max_points;             /* at most this many points [Limit: >= 1] (default 1 << 24) */
+  int optimal;                /* the shortest corridor (nm_query_find_path_optimal), points
+                                 on the detail surface; else A* (nm_query_find_path) */
+  int reachable_only;         /* ends on different islands: ERR_NO_PATH before any search */
+} nm_path_opts;
+NM_API void nm_path_opts_init(nm_path_opts *o);
+
+/* A path and the buffers it lives in: nm_query_path grows them with `alloc`
+ * and keeps them between calls (nm_path_free frees them). */
+typedef struct nm_path {
+  float *points;              /* (x,y,z) * npoints: start, the corners, end */
+  int npoints;
+  nm_polyref *corridor;       /* the polygons the path crosses, start first; ncorridor is 0
+                                 when an optimal path came without a corridor */
+  int ncorridor;
+  nm_polyref start_ref, end_ref; /* the polygons nearest to the two ends */
+  float start[3], end[3];     /* the ends on those polygons */
+  int failed_end;             /* with NM_ERR_NO_POLY: 0 no polygon near start, 1 near end */
+  /* buffers */
+  nm_alloc alloc;
+  int corridor_cap, points_cap;
+  uint8_t *flags;             /* [points_cap] straight-path flags (scratch) */
+  nm_polyref *refs;           /* [points_cap] polygon of each point (scratch) */
+} nm_path;
+NM_API void nm_path_init(nm_path *p, const nm_alloc *alloc);
+NM_API void nm_path_free(nm_path *p);
+/* Grows the buffers to hold at least `corridor` polygons and `points`
+ * points (with flags and refs), for callers that fill them with the
+ * step-by-step functions. ERR_NOMEM (buffers unchanged), ERR_PARAM. */
+NM_API nm_status nm_path_reserve(nm_path *p, int corridor, int points);
+
+/* The whole path query in one call: the polygon nearest to each end
+ * (within half_ext), the corridor between them (A* with a node pool of the
+ * query's max_nodes, or the optimal search), the closest point to the end on
+ * the corridor's last polygon when the end was not reached, then the
+ * straight path (or, optimal with no inset and no crossings, the optimal
+ * search's own points). Returns NM_OK or the corridor's NM_PARTIAL /
+ * NM_FALLBACK / NM_OUT_OF_NODES bits, | NM_TRUNCATED when a limit cut the
+ * path (the corridor at the node pool's size, the points at max_points). Failures: ERR_NO_POLY (failed_end says which end), ERR_NO_PATH
+ * (no corridor, or reachable_only and different islands), ERR_NOMEM,
+ * ERR_PARAM (NULLs, max_points < 1). */
+NM_API nm_status nm_query_path(nm_query *q, const float start[3], const float end[3],
+                               const nm_path_opts *opts, nm_path *out);
 
 /* ---- seeing the mesh: data for pictures, viewers and other tools ---- */
 

@@ -1,5 +1,5 @@
 /* lua_oom.c -- out of memory through the Lua binding (built as
- * build/asan/tests/test_lua_oom; embeds liblua5.4 and src/lua/lnavmesh.c).
+ * build/asan/tests/test_lua_oom; embeds liblua5.4 and the binding, src/lua/lmodule.c).
  *
  * Each scenario is a Lua chunk run in a fresh state whose allocator fails
  * every allocation from the Nth on, for N = 1, 2, ... until the chunk runs

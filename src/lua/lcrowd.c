@@ -41,7 +41,7 @@ static void free_block(lnm_crowd *h, void *p, size_t n) {
 }
 
 /* Frees everything the crowd owns; idempotent. */
-static void crowd_close(lua_State *L, lnm_crowd *h) {
+static void free_crowd(lua_State *L, lnm_crowd *h) {
   if (h->handle_ref > 0) luaL_unref(L, LUA_REGISTRYINDEX, h->handle_ref);
   h->handle_ref = 0;
   h->handle = NULL;
@@ -59,8 +59,8 @@ static void crowd_close(lua_State *L, lnm_crowd *h) {
   h->corridor_cap = 0;
 }
 
-static int lnm_crowd_close(lua_State *L) {
-  crowd_close(L, (lnm_crowd *)luaL_checkudata(L, 1, LNM_CROWD));
+static int crowd_close(lua_State *L) {
+  free_crowd(L, (lnm_crowd *)luaL_checkudata(L, 1, LNM_CROWD));
   return 0;
 }
 
@@ -85,7 +85,7 @@ static void charge_since(lua_State *L, lnm_crowd *h, size_t before) {
   if (now > before) lnm_gc_charge_to(L, &h->alloc, &h->charged, now - before);
 }
 
-static int lnm_crowd_tostring(lua_State *L) {
+static int crowd_tostring(lua_State *L) {
   lnm_crowd *h = (lnm_crowd *)luaL_checkudata(L, 1, LNM_CROWD);
   if (!h->crowd) lua_pushliteral(L, LNM_CROWD " (closed)");
   else
@@ -196,7 +196,7 @@ static void *crowd_block(lua_State *L, lnm_crowd *h, size_t n) {
 
 /* navmesh.crowd(mesh [, {maxAgents=, maxAgentRadius=, limits=, maxPath=,
  * searchNodes=, maxIterations=, queueSize=, islandTargets=, threads=}]) -> Crowd */
-static int lnm_crowd_new(lua_State *L) {
+static int navmesh_crowd(lua_State *L) {
   static const char *const keys[] = {"maxAgents", "maxAgentRadius", "limits", "maxPath", "searchNodes",
                                      "maxIterations", "queueSize", "islandTargets", "threads", NULL};
   lnm_mesh *m = lnm_check_mesh(L, 1);
@@ -239,7 +239,7 @@ static int check_agent(lua_State *L, lnm_crowd *h, int idx) {
 }
 
 /* crowd:addAgent(x, y, z [, params]) -> id | nil, msg, "ERR_FULL" | "ERR_NO_POLY" */
-static int lnm_crowd_add_agent(lua_State *L) {
+static int crowd_add_agent(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   float pos[3];
   int t, id;
@@ -265,14 +265,14 @@ static int lnm_crowd_add_agent(lua_State *L) {
 }
 
 /* crowd:removeAgent(id) */
-static int lnm_crowd_remove_agent(lua_State *L) {
+static int crowd_remove_agent(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   nm_crowd_remove_agent(h->crowd, check_agent(L, h, 2));
   return 0;
 }
 
 /* crowd:updateAgentParameters(id, params): keys not given keep their values. */
-static int lnm_crowd_update_params(lua_State *L) {
+static int crowd_update_params(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   int id = check_agent(L, h, 2), t;
   nm_crowd_agent_params p;
@@ -298,7 +298,7 @@ static void set_bool(lua_State *L, const char *k, int v) {
 }
 
 /* crowd:getAgentParameters(id) -> params table (the filter as a copy) */
-static int lnm_crowd_get_params(lua_State *L) {
+static int crowd_get_params(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   nm_crowd_agent_params p;
   nm_filter *f;
@@ -333,7 +333,7 @@ static int lnm_crowd_get_params(lua_State *L) {
  * Without ref the target is snapped to the nearest polygon (the agent's
  * filter, the crowd's placement box); with ref (Detour's form) it is used
  * as given. */
-static int lnm_crowd_request_target(lua_State *L) {
+static int crowd_request_target(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   int id = check_agent(L, h, 2);
   float pos[3];
@@ -354,7 +354,7 @@ static int lnm_crowd_request_target(lua_State *L) {
 }
 
 /* crowd:requestMoveVelocity(id, vx, vy, vz) -> true */
-static int lnm_crowd_request_velocity(lua_State *L) {
+static int crowd_request_velocity(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   int id = check_agent(L, h, 2);
   float vel[3];
@@ -365,7 +365,7 @@ static int lnm_crowd_request_velocity(lua_State *L) {
 }
 
 /* crowd:resetMoveTarget(id) -> true */
-static int lnm_crowd_reset_target(lua_State *L) {
+static int crowd_reset_target(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   nm_crowd_reset_move_target(h->crowd, check_agent(L, h, 2));
   lua_pushboolean(L, 1);
@@ -374,7 +374,7 @@ static int lnm_crowd_reset_target(lua_State *L) {
 
 /* crowd:update(dt): one step of dt seconds. Out of memory raises (the step
  * was still done: a path that could not be stored whole is planned again). */
-static int lnm_crowd_update(lua_State *L) {
+static int crowd_update(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   lua_Number dt = luaL_checknumber(L, 2);
   size_t before = lnm_acct_bytes(L);
@@ -433,7 +433,7 @@ static void set_motion(lua_State *L, const nm_crowd_agent_info *a, float radius)
 /* crowd:getAgent(id) -> {id, x, y, z, vx, vy, vz, radius, state, targetState,
  * target, targetRef, partial, poly, corridor, corners, cornerRefs,
  * neighbours, desiredVelocity, plannedVelocity, desiredSpeed} */
-static int lnm_crowd_get_agent(lua_State *L) {
+static int crowd_get_agent(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   int id = check_agent(L, h, 2), i;
   nm_crowd_agent_info a;
@@ -530,12 +530,12 @@ static int push_vectors(lua_State *L, int velocities) {
 }
 
 /* crowd:positions([out [, ids]]) -> out, count */
-static int lnm_crowd_positions(lua_State *L) { return push_vectors(L, 0); }
+static int crowd_positions(lua_State *L) { return push_vectors(L, 0); }
 /* crowd:velocities([out [, ids]]) -> out, count */
-static int lnm_crowd_velocities(lua_State *L) { return push_vectors(L, 1); }
+static int crowd_velocities(lua_State *L) { return push_vectors(L, 1); }
 
 /* crowd:getActiveAgents([out]) -> {id, ...} in update order */
-static int lnm_crowd_active_agents(lua_State *L) {
+static int crowd_active_agents(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   int n = 0, t, i;
   nm_crowd_positions(h->crowd, h->pos, NULL, h->ids, NULL, h->cap, &n);
@@ -551,14 +551,14 @@ static int lnm_crowd_active_agents(lua_State *L) {
 }
 
 /* crowd:getAgentCount() -> maxAgents (Detour's meaning: the capacity) */
-static int lnm_crowd_agent_count(lua_State *L) {
+static int crowd_agent_count(lua_State *L) {
   lua_pushinteger(L, check_crowd(L, 1)->cap);
   return 1;
 }
 
 /* crowd:getStats() -> {agents=, maxAgents=, velocitySamples=, pathIterations=,
  * queuedRequests=} of the last update */
-static int lnm_crowd_stats(lua_State *L) {
+static int crowd_stats(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   nm_crowd_stats s;
   nm_crowd_get_stats(h->crowd, &s);
@@ -603,7 +603,7 @@ static void read_avoid(lua_State *L, int t, nm_avoidance_params *p) {
 
 /* crowd:setObstacleAvoidanceParams(i, params | "low" | "medium" | "good" | "high"):
  * a table sets the keys it has (Detour's names), a name RecastDemo's preset. */
-static int lnm_crowd_set_avoid(lua_State *L) {
+static int crowd_set_avoid(lua_State *L) {
   static const char *const presets[] = {"low", "medium", "good", "high", NULL};
   lnm_crowd *h = check_crowd(L, 1);
   int i = check_avoid_index(L, 2);
@@ -622,7 +622,7 @@ static int lnm_crowd_set_avoid(lua_State *L) {
 }
 
 /* crowd:getObstacleAvoidanceParams(i) -> table */
-static int lnm_crowd_get_avoid(lua_State *L) {
+static int crowd_get_avoid(lua_State *L) {
   lnm_crowd *h = check_crowd(L, 1);
   nm_avoidance_params p;
   nm_crowd_get_avoidance_params(h->crowd, check_avoid_index(L, 2), &p);
@@ -644,29 +644,29 @@ static int lnm_crowd_get_avoid(lua_State *L) {
 /* ---- registration ---- */
 
 static const luaL_Reg crowd_methods[] = {
-  {"close", lnm_crowd_close},
-  {"addAgent", lnm_crowd_add_agent},
-  {"removeAgent", lnm_crowd_remove_agent},
-  {"updateAgentParameters", lnm_crowd_update_params},
-  {"getAgentParameters", lnm_crowd_get_params},
-  {"requestMoveTarget", lnm_crowd_request_target},
-  {"requestMoveVelocity", lnm_crowd_request_velocity},
-  {"resetMoveTarget", lnm_crowd_reset_target},
-  {"update", lnm_crowd_update},
-  {"getAgent", lnm_crowd_get_agent},
-  {"positions", lnm_crowd_positions},
-  {"velocities", lnm_crowd_velocities},
-  {"getActiveAgents", lnm_crowd_active_agents},
-  {"getAgentCount", lnm_crowd_agent_count},
-  {"getStats", lnm_crowd_stats},
-  {"setObstacleAvoidanceParams", lnm_crowd_set_avoid},
-  {"getObstacleAvoidanceParams", lnm_crowd_get_avoid},
+  {"close", crowd_close},
+  {"addAgent", crowd_add_agent},
+  {"removeAgent", crowd_remove_agent},
+  {"updateAgentParameters", crowd_update_params},
+  {"getAgentParameters", crowd_get_params},
+  {"requestMoveTarget", crowd_request_target},
+  {"requestMoveVelocity", crowd_request_velocity},
+  {"resetMoveTarget", crowd_reset_target},
+  {"update", crowd_update},
+  {"getAgent", crowd_get_agent},
+  {"positions", crowd_positions},
+  {"velocities", crowd_velocities},
+  {"getActiveAgents", crowd_active_agents},
+  {"getAgentCount", crowd_agent_count},
+  {"getStats", crowd_stats},
+  {"setObstacleAvoidanceParams", crowd_set_avoid},
+  {"getObstacleAvoidanceParams", crowd_get_avoid},
   {NULL, NULL}
 };
 
 /* The Crowd class (close is also __gc and __close) and navmesh.crowd. */
 void lnm_open_crowd(lua_State *L) {
-  lnm_object_class(L, LNM_CROWD, crowd_methods, lnm_crowd_close, lnm_crowd_tostring);
-  lua_pushcfunction(L, lnm_crowd_new);
+  lnm_object_class(L, LNM_CROWD, crowd_methods, crowd_close, crowd_tostring);
+  lua_pushcfunction(L, navmesh_crowd);
   lua_setfield(L, -2, "crowd");
 }

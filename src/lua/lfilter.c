@@ -7,7 +7,7 @@ static int filter_read_toolbox(lua_State *L, int t, nm_filter *f);
 /* ---- filters ---- */
 
 /* navmesh.filter{include=, exclude=, areaCost={[area]=cost}} */
-static int lnm_filter_new(lua_State *L) {
+static int navmesh_filter(lua_State *L) {
   static const char *const keys[] = {"include", "exclude", "areaCost", "areaChangeCost",
                                      "heuristicScale", NULL};
   nm_filter *f;
@@ -41,7 +41,7 @@ static int lnm_filter_new(lua_State *L) {
 }
 
 /* filter:areaCost(area [, cost]) -> cost */
-static int lnm_filter_area_cost(lua_State *L) {
+static int filter_area_cost(lua_State *L) {
   nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
   lua_Integer area = lnm_checkinteger(L, 2);
   if (area < 0 || area >= NM_MAX_AREAS) luaL_argerror(L, 2, lua_pushfstring(L, "area in 0..63 expected, got %s", lnm_got(L, 2)));
@@ -67,8 +67,8 @@ static int filter_flags(lua_State *L, int which) {
   lua_pushinteger(L, *v);
   return 1;
 }
-static int lnm_filter_include(lua_State *L) { return filter_flags(L, 0); }
-static int lnm_filter_exclude(lua_State *L) { return filter_flags(L, 1); }
+static int filter_include(lua_State *L) { return filter_flags(L, 0); }
+static int filter_exclude(lua_State *L) { return filter_flags(L, 1); }
 
 /* ---- filter extras: areaChangeCost, heuristicScale ---- */
 
@@ -120,7 +120,7 @@ static int filter_read_toolbox(lua_State *L, int t, nm_filter *f) {
 }
 
 /* filter:areaChangeCost(from, to [, cost]) -> cost (areas 0..63 or "*") */
-static int lnm_filter_area_change(lua_State *L) {
+static int filter_area_change(lua_State *L) {
   nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
   int from = check_change_area(L, 2, 1), to = check_change_area(L, 3, 1);
   if (!lua_isnoneornil(L, 4)) set_change(L, f, from, to, luaL_checknumber(L, 4));
@@ -129,7 +129,7 @@ static int lnm_filter_area_change(lua_State *L) {
 }
 
 /* filter:heuristicScale([scale]) -> scale (A* heuristic weight, 0.999 default) */
-static int lnm_filter_heuristic_scale(lua_State *L) {
+static int filter_heuristic_scale(lua_State *L) {
   nm_filter *f = (nm_filter *)luaL_checkudata(L, 1, LNM_FILTER);
   if (!lua_isnoneornil(L, 2)) {
     lua_Number v = luaL_checknumber(L, 2);
@@ -140,14 +140,30 @@ static int lnm_filter_heuristic_scale(lua_State *L) {
   return 1;
 }
 
+/* The filter at idx or the handle's default. */
+const nm_filter *lnm_opt_filter(lua_State *L, int idx, lnm_mesh *h) {
+  if (lua_isnoneornil(L, idx)) return &h->filter;
+  return (const nm_filter *)lnm_checkudata(L, idx, LNM_FILTER);
+}
+
+/* Option `key` of table t as a filter (NULL when absent). */
+const nm_filter *lnm_field_filter(lua_State *L, int t, const char *key) {
+  const nm_filter *f = NULL;
+  lua_getfield(L, t, key);
+  if (!lua_isnil(L, -1) && !(f = (const nm_filter *)luaL_testudata(L, -1, LNM_FILTER)))
+    lnm_opterror(L, key, LNM_FILTER " expected, got %s; make one with navmesh.filter{...}", lnm_got(L, lua_gettop(L)));
+  lua_pop(L, 1);
+  return f;
+}
+
 /* ---- registration ---- */
 
 static const luaL_Reg filter_methods[] = {
-  {"areaCost", lnm_filter_area_cost},
-  {"include", lnm_filter_include},
-  {"exclude", lnm_filter_exclude},
-  {"areaChangeCost", lnm_filter_area_change},
-  {"heuristicScale", lnm_filter_heuristic_scale},
+  {"areaCost", filter_area_cost},
+  {"include", filter_include},
+  {"exclude", filter_exclude},
+  {"areaChangeCost", filter_area_change},
+  {"heuristicScale", filter_heuristic_scale},
   {NULL, NULL}
 };
 
@@ -155,6 +171,6 @@ static const luaL_Reg filter_methods[] = {
 void lnm_open_filter(lua_State *L) {
   lnm_new_class(L, LNM_FILTER);
   lnm_add_methods(L, LNM_FILTER, filter_methods);
-  lua_pushcfunction(L, lnm_filter_new);
+  lua_pushcfunction(L, navmesh_filter);
   lua_setfield(L, -2, "filter");
 }

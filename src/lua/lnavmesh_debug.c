@@ -1,4 +1,4 @@
-/* ldebug.c -- seeing the mesh: detail triangles, OBJ text, the node pool of
+/* lnavmesh_debug.c -- seeing the mesh: detail triangles, OBJ text, the node pool of
  * the last search, and the flat scene tables navmesh.debug (lua/navmesh/
  * debug.lua) draws and exports. Everything here only reads the mesh. */
 #include "lnm.h"
@@ -21,7 +21,7 @@ static void push_floats(lua_State *L, const float *v, int n, lua_Number scale) {
 
 /* mesh:getPolyDetail(ref) -> {ax,ay,az, bx,by,bz, cx,cy,cz, ...} (three
  * points per detail triangle; {} for an off-mesh connection) */
-static int lnm_mesh_poly_detail(lua_State *L) {
+static int mesh_poly_detail(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref ref = lnm_check_valid_ref(L, h, 2);
   float *tris = (float *)lnm_scratch(L, NM_MAX_DETAIL_TRIS * 9 * sizeof(float));
@@ -43,7 +43,7 @@ static int opt_box(lua_State *L, int t, float bmin[3], float bmax[3]) {
 }
 
 /* mesh:toOBJ([{detail=false, bmin=, bmax=}]) -> OBJ text */
-static int lnm_mesh_to_obj(lua_State *L) {
+static int mesh_to_obj(lua_State *L) {
   static const char *const keys[] = {"detail", "bmin", "bmax", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   int t = lnm_opt_table(L, 2, keys);
@@ -66,7 +66,7 @@ static int lnm_mesh_to_obj(lua_State *L) {
 /* mesh:getNodePool() -> {refs=, points=, parents=, costs=, totals=, closed=}
  * (the nodes of the last A* search; parents are 1-based node numbers, 0
  * for the start) */
-static int lnm_mesh_node_pool(lua_State *L) {
+static int mesh_node_pool(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   int i, n = nm_query_node_count(h->q);
   lua_createtable(L, 0, 6);
@@ -209,7 +209,7 @@ static void push_polys(lua_State *L, const nm_debug_scene *s) {
 /* mesh:getDebugScene([{bmin=, bmax=, decimals=}]) -> {tiles=, polys=,
  * verts=, walls=, links=} as flat columns (see navmesh.h, nm_debug_scene);
  * coordinates rounded to `decimals` (0..9) when given. */
-static int lnm_mesh_debug_scene(lua_State *L) {
+static int mesh_debug_scene(lua_State *L) {
   static const char *const keys[] = {"bmin", "bmax", "decimals", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   int t = lnm_opt_table(L, 2, keys), box;
@@ -244,15 +244,15 @@ static int lnm_mesh_debug_scene(lua_State *L) {
 }
 
 static const luaL_Reg debug_methods[] = {
-  {"getPolyDetail", lnm_mesh_poly_detail},
-  {"toOBJ", lnm_mesh_to_obj},
-  {"getNodePool", lnm_mesh_node_pool},
-  {"getDebugScene", lnm_mesh_debug_scene},
+  {"getPolyDetail", mesh_poly_detail},
+  {"toOBJ", mesh_to_obj},
+  {"getNodePool", mesh_node_pool},
+  {"getDebugScene", mesh_debug_scene},
   {NULL, NULL}
 };
 
 /* The NavMesh's debug methods and the scene box class. */
-void lnm_open_debug(lua_State *L) {
+void lnm_open_navmesh_debug(lua_State *L) {
   lnm_new_class(L, LNM_SCENE);
   luaL_getmetatable(L, LNM_SCENE);
   lua_pushcfunction(L, scene_box_gc);

@@ -1,4 +1,4 @@
-/* ltoolbox.c -- Detour's other dtNavMeshQuery methods on a NavMesh: rays,
+/* lnavmesh_toolbox.c -- Detour's other dtNavMeshQuery methods on a NavMesh: rays,
  * surface moves, area searches, random points, sliced findPath. */
 #include "lnm.h"
 
@@ -7,34 +7,6 @@
  * lnm_scratch; only the returned tables are allocated per call. ---- */
 
 #define LNM_WALL_SEGS 192 /* enough for any polygon (6 edges * 32 parts) */
-
-/* Frees the toolbox lnm_scratch of a handle. */
-void lnm_toolbox_free(lnm_mesh *h) {
-  size_t n = (size_t)h->tb_cap;
-  if (h->tb_refs) h->alloc.fn(h->alloc.ud, h->tb_refs, n * sizeof(nm_polyref), 0);
-  if (h->tb_parents) h->alloc.fn(h->alloc.ud, h->tb_parents, n * sizeof(nm_polyref), 0);
-  if (h->tb_costs) h->alloc.fn(h->alloc.ud, h->tb_costs, n * sizeof(float), 0);
-  h->tb_refs = h->tb_parents = NULL;
-  h->tb_costs = NULL;
-  h->tb_cap = 0;
-}
-
-/* Makes room for n results (refs, parents, costs) in the toolbox lnm_scratch. */
-static void ensure_tb(lua_State *L, lnm_mesh *h, int n) {
-  size_t c;
-  if (n <= h->tb_cap) return;
-  lnm_toolbox_free(h);
-  c = (size_t)(n < 256 ? 256 : n);
-  h->tb_refs = (nm_polyref *)h->alloc.fn(h->alloc.ud, NULL, 0, c * sizeof(nm_polyref));
-  h->tb_parents = (nm_polyref *)h->alloc.fn(h->alloc.ud, NULL, 0, c * sizeof(nm_polyref));
-  h->tb_costs = (float *)h->alloc.fn(h->alloc.ud, NULL, 0, c * sizeof(float));
-  h->tb_cap = (int)c;
-  if (!h->tb_refs || !h->tb_parents || !h->tb_costs) {
-    lnm_toolbox_free(h);
-    lnm_raise_status(L, "navmesh", NM_ERR_NOMEM, NULL);
-  }
-  lnm_gc_charge(L, h, c * (2 * sizeof(nm_polyref) + sizeof(float)));
-}
 
 /* Pushes an array of n numbers. */
 static void push_numbers(lua_State *L, const float *v, int n) {
@@ -69,7 +41,7 @@ static int toolbox_fail(lua_State *L, const char *what, nm_status st) {
 
 /* mesh:raycast(ref, sx,sy,sz, ex,ey,ez [, filter]) -> t, nx, ny, nz, polys
  * (t = math.huge when the end is reached) */
-static int lnm_mesh_raycast(lua_State *L) {
+static int mesh_raycast(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref ref = lnm_check_valid_ref(L, h, 2);
   float sp[3], ep[3], t, nrm[3];
@@ -80,18 +52,18 @@ static int lnm_mesh_raycast(lua_State *L) {
   lnm_check_point(L, 6, ep);
   f = lnm_opt_filter(L, 9, h);
   lnm_ensure_path(L, h, 256);
-  while ((st = nm_query_raycast(h->q, ref, sp, ep, f, &t, nrm, h->path, h->path_cap, &n)) == NM_TRUNCATED)
-    lnm_ensure_path(L, h, 2 * h->path_cap); /* rare: a very long ray */
+  while ((st = nm_query_raycast(h->q, ref, sp, ep, f, &t, nrm, h->route.corridor, h->route.corridor_cap, &n)) == NM_TRUNCATED)
+    lnm_ensure_path(L, h, 2 * h->route.corridor_cap); /* rare: a very long ray */
   if (st < 0) return toolbox_fail(L, "raycast", st);
   lua_pushnumber(L, t == FLT_MAX ? (lua_Number)HUGE_VAL : (lua_Number)t);
   lnm_push_point(L, nrm);
-  lnm_push_refs(L, h->path, n);
+  lnm_push_refs(L, h->route.corridor, n);
   return 5;
 }
 
 /* mesh:moveAlongSurface(ref, sx,sy,sz, ex,ey,ez [, filter]) -> x, y, z, visited
  * (y is projected onto the detail surface of the last visited polygon) */
-static int lnm_mesh_move_along_surface(lua_State *L) {
+static int mesh_move_along_surface(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref ref = lnm_check_valid_ref(L, h, 2), visited[64];
   float sp[3], ep[3], res[3], on[3];
@@ -111,7 +83,7 @@ static int lnm_mesh_move_along_surface(lua_State *L) {
 
 /* mesh:findDistanceToWall(ref, x,y,z, maxRadius [, filter])
  * -> dist, hx,hy,hz, nx,ny,nz (just maxRadius when no wall is that close) */
-static int lnm_mesh_distance_to_wall(lua_State *L) {
+static int mesh_distance_to_wall(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float c[3], r, d, hit[3], nrm[3];
   nm_polyref ref = check_circle(L, h, c, &r);
@@ -126,7 +98,7 @@ static int lnm_mesh_distance_to_wall(lua_State *L) {
 }
 
 /* mesh:seed(n): restarts this handle's random generator. */
-static int lnm_mesh_seed(lua_State *L) {
+static int mesh_seed(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_query_seed(h->q, (uint64_t)lnm_checkinteger(L, 2));
   return 0;
@@ -141,7 +113,7 @@ static int push_random(lua_State *L, const char *what, nm_status st, nm_polyref 
 }
 
 /* mesh:findRandomPoint([filter]) -> ref, x, y, z */
-static int lnm_mesh_random_point(lua_State *L) {
+static int mesh_random_point(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref ref = 0;
   float pt[3] = {0, 0, 0};
@@ -150,7 +122,7 @@ static int lnm_mesh_random_point(lua_State *L) {
 }
 
 /* mesh:findRandomPointAroundCircle(ref, x,y,z, radius [, filter]) -> ref, x, y, z */
-static int lnm_mesh_random_point_around(lua_State *L) {
+static int mesh_random_point_around(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float c[3], r, pt[3] = {0, 0, 0};
   nm_polyref start = check_circle(L, h, c, &r), ref = 0;
@@ -168,13 +140,13 @@ static int push_found(lua_State *L, lnm_mesh *h, int n, int with_costs) {
 }
 
 /* mesh:findPolysAroundCircle(ref, x,y,z, radius [, filter]) -> refs, parents, costs */
-static int lnm_mesh_polys_around_circle(lua_State *L) {
+static int mesh_polys_around_circle(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float c[3], r;
   nm_polyref ref = check_circle(L, h, c, &r);
   int n = 0;
   nm_status st;
-  ensure_tb(L, h, h->max_nodes);
+  lnm_ensure_tb(L, h, h->max_nodes);
   st = nm_query_polys_around_circle(h->q, ref, c, r, lnm_opt_filter(L, 7, h), h->tb_refs, h->tb_parents,
                                     h->tb_costs, h->tb_cap, &n);
   if (st < 0) return toolbox_fail(L, "findPolysAroundCircle", st);
@@ -182,7 +154,7 @@ static int lnm_mesh_polys_around_circle(lua_State *L) {
 }
 
 /* mesh:findPolysAroundShape(ref, {x1,y1,z1, ...} [, filter]) -> refs, parents, costs */
-static int lnm_mesh_polys_around_shape(lua_State *L) {
+static int mesh_polys_around_shape(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref ref = lnm_check_valid_ref(L, h, 2);
   float local[3 * 64], *verts = local;
@@ -202,7 +174,7 @@ static int lnm_mesh_polys_around_shape(lua_State *L) {
     verts[i] = (float)x;
     lua_pop(L, 1);
   }
-  ensure_tb(L, h, h->max_nodes);
+  lnm_ensure_tb(L, h, h->max_nodes);
   st = nm_query_polys_around_shape(h->q, ref, verts, nv / 3, lnm_opt_filter(L, 4, h), h->tb_refs,
                                    h->tb_parents, h->tb_costs, h->tb_cap, &n);
   if (st < 0) return toolbox_fail(L, "findPolysAroundShape", st);
@@ -210,13 +182,13 @@ static int lnm_mesh_polys_around_shape(lua_State *L) {
 }
 
 /* mesh:findLocalNeighbourhood(ref, x,y,z, radius [, filter]) -> refs, parents */
-static int lnm_mesh_local_neighbourhood(lua_State *L) {
+static int mesh_local_neighbourhood(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float c[3], r;
   nm_polyref ref = check_circle(L, h, c, &r);
   int n = 0;
   nm_status st;
-  ensure_tb(L, h, 64);
+  lnm_ensure_tb(L, h, 64);
   st = nm_query_local_neighbourhood(h->q, ref, c, r, lnm_opt_filter(L, 7, h), h->tb_refs, h->tb_parents,
                                     h->tb_cap, &n);
   if (st < 0) return toolbox_fail(L, "findLocalNeighbourhood", st);
@@ -224,7 +196,7 @@ static int lnm_mesh_local_neighbourhood(lua_State *L) {
 }
 
 /* mesh:queryPolygons(cx,cy,cz, hx,hy,hz [, filter]) -> refs */
-static int lnm_mesh_query_polygons(lua_State *L) {
+static int mesh_query_polygons(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float c[3], ext[3];
   const nm_filter *f;
@@ -234,9 +206,9 @@ static int lnm_mesh_query_polygons(lua_State *L) {
   lnm_check_point(L, 5, ext);
   if (ext[0] < 0 || ext[1] < 0 || ext[2] < 0) luaL_argerror(L, 5, "half extents must be >= 0 (each of hx, hy, hz)");
   f = lnm_opt_filter(L, 8, h);
-  ensure_tb(L, h, 256);
+  lnm_ensure_tb(L, h, 256);
   while ((st = nm_query_polygons(h->q, c, ext, f, h->tb_refs, h->tb_cap, &n)) == NM_TRUNCATED)
-    ensure_tb(L, h, 2 * h->tb_cap);
+    lnm_ensure_tb(L, h, 2 * h->tb_cap);
   if (st < 0) return toolbox_fail(L, "queryPolygons", st);
   lnm_push_refs(L, h->tb_refs, n);
   return 1;
@@ -244,7 +216,7 @@ static int lnm_mesh_query_polygons(lua_State *L) {
 
 /* mesh:getPolyWallSegments(ref [, filter]) -> segments, segmentRefs
  * (walls have ref 0; portals carry the polygon across) */
-static int lnm_mesh_wall_segments(lua_State *L) {
+static int mesh_wall_segments(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref ref = lnm_check_valid_ref(L, h, 2), refs[LNM_WALL_SEGS];
   float segs[6 * LNM_WALL_SEGS];
@@ -259,7 +231,7 @@ static int lnm_mesh_wall_segments(lua_State *L) {
 /* ---- sliced findPath ---- */
 
 /* mesh:findPathBegin(sref, eref, sx,sy,sz, ex,ey,ez [, filter]) -> true */
-static int lnm_mesh_find_path_begin(lua_State *L) {
+static int mesh_find_path_begin(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref s = lnm_check_valid_ref(L, h, 2), e = lnm_check_valid_ref(L, h, 3);
   float sp[3], ep[3];
@@ -282,7 +254,7 @@ static int push_no_sliced(lua_State *L, const char *what) {
 }
 
 /* mesh:findPathStep(maxIterations) -> "in_progress" | "done", iterations */
-static int lnm_mesh_find_path_step(lua_State *L) {
+static int mesh_find_path_step(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   lua_Integer it = lnm_checkinteger(L, 2);
   int done = 0;
@@ -296,37 +268,37 @@ static int lnm_mesh_find_path_step(lua_State *L) {
 }
 
 /* mesh:findPathEnd() -> polys, partial (partial also when ended early) */
-static int lnm_mesh_find_path_end(lua_State *L) {
+static int mesh_find_path_end(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   int n = 0;
   nm_status st;
   lnm_ensure_path(L, h, h->max_nodes);
-  st = nm_query_find_path_end(h->q, h->path, h->path_cap, &n);
+  st = nm_query_find_path_end(h->q, h->route.corridor, h->route.corridor_cap, &n);
   if (st == NM_ERR_STATE) return push_no_sliced(L, "findPathEnd");
   if (st < 0) return toolbox_fail(L, "findPathEnd", st);
-  lnm_push_refs(L, h->path, n);
+  lnm_push_refs(L, h->route.corridor, n);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   return 2;
 }
 
 static const luaL_Reg toolbox_mesh_methods[] = {
-  {"raycast", lnm_mesh_raycast},
-  {"moveAlongSurface", lnm_mesh_move_along_surface},
-  {"findDistanceToWall", lnm_mesh_distance_to_wall},
-  {"seed", lnm_mesh_seed},
-  {"findRandomPoint", lnm_mesh_random_point},
-  {"findRandomPointAroundCircle", lnm_mesh_random_point_around},
-  {"findPolysAroundCircle", lnm_mesh_polys_around_circle},
-  {"findPolysAroundShape", lnm_mesh_polys_around_shape},
-  {"findLocalNeighbourhood", lnm_mesh_local_neighbourhood},
-  {"queryPolygons", lnm_mesh_query_polygons},
-  {"getPolyWallSegments", lnm_mesh_wall_segments},
-  {"findPathBegin", lnm_mesh_find_path_begin},
-  {"findPathStep", lnm_mesh_find_path_step},
-  {"findPathEnd", lnm_mesh_find_path_end},
+  {"raycast", mesh_raycast},
+  {"moveAlongSurface", mesh_move_along_surface},
+  {"findDistanceToWall", mesh_distance_to_wall},
+  {"seed", mesh_seed},
+  {"findRandomPoint", mesh_random_point},
+  {"findRandomPointAroundCircle", mesh_random_point_around},
+  {"findPolysAroundCircle", mesh_polys_around_circle},
+  {"findPolysAroundShape", mesh_polys_around_shape},
+  {"findLocalNeighbourhood", mesh_local_neighbourhood},
+  {"queryPolygons", mesh_query_polygons},
+  {"getPolyWallSegments", mesh_wall_segments},
+  {"findPathBegin", mesh_find_path_begin},
+  {"findPathStep", mesh_find_path_step},
+  {"findPathEnd", mesh_find_path_end},
   {NULL, NULL}
 };
 
-void lnm_open_toolbox(lua_State *L) {
+void lnm_open_navmesh_toolbox(lua_State *L) {
   lnm_add_methods(L, LNM_MESH, toolbox_mesh_methods);
 }

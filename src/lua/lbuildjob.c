@@ -1,4 +1,4 @@
-/* ljob.c -- builds off the Lua thread: navmesh.buildJob runs navmesh.build
+/* lbuildjob.c -- builds off the Lua thread: navmesh.buildJob runs navmesh.build
  * on a worker thread (nm_build_job_*), navmesh.buildCacheJob
  * navmesh.buildCache; job:result() polls it without blocking, so an
  * OpenResty or Skynet handler never waits for a build.
@@ -76,12 +76,12 @@ static int start_job(lua_State *L, int cache, const char *what) {
 
 /* navmesh.buildJob(vertices, triangles [, config [, opts]]) -> job:
  * navmesh.build of these inputs on a worker thread. */
-static int lnm_build_job(lua_State *L) { return start_job(L, 0, "buildJob"); }
+static int navmesh_build_job(lua_State *L) { return start_job(L, 0, "buildJob"); }
 
 /* navmesh.buildCacheJob(vertices, triangles [, config [, opts]]) -> job:
  * navmesh.buildCache on a worker thread; the cache lives in system memory
  * (a cache cannot be moved cheaply into the state's). */
-static int lnm_build_cache_job(lua_State *L) { return start_job(L, 1, "buildCacheJob"); }
+static int navmesh_build_cache_job(lua_State *L) { return start_job(L, 1, "buildCacheJob"); }
 
 /* Pushes the values of the result table at the top (and removes it): its
  * fields 1..n (n stored: the first value may be nil). */
@@ -209,13 +209,13 @@ static const luaL_Reg job_methods[] = {
 };
 
 static const luaL_Reg job_funcs[] = {
-  {"buildJob", lnm_build_job},
-  {"buildCacheJob", lnm_build_cache_job},
+  {"buildJob", navmesh_build_job},
+  {"buildCacheJob", navmesh_build_cache_job},
   {NULL, NULL}
 };
 
 /* The BuildJob class (close is also __gc and __close) and navmesh.buildJob. */
-void lnm_open_job(lua_State *L) {
+void lnm_open_buildjob(lua_State *L) {
   lnm_object_class(L, LNM_JOB, job_methods, job_close, job_tostring);
   luaL_setfuncs(L, job_funcs, 0);
 }

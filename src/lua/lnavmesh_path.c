@@ -1,4 +1,4 @@
-/* lquery.c -- the path queries of a NavMesh: findNearestPoly, findPath
+/* lnavmesh_path.c -- the path queries of a NavMesh: findNearestPoly, findPath
  * (A* or optimal), findStraightPath, and path/paths (all three in one
  * call), with results written into caller tables when asked. */
 #include "lnm.h"
@@ -6,7 +6,7 @@
 /* ---- queries ---- */
 
 /* mesh:findNearestPoly(x,y,z [, hx,hy,hz [, filter]]) -> ref, x, y, z, over */
-static int lnm_mesh_find_nearest(lua_State *L) {
+static int mesh_find_nearest(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float c[3], ext[3] = {2, 4, 2}, pt[3];
   const nm_filter *f;
@@ -144,45 +144,22 @@ static int push_unreachable(lua_State *L, const char *what) {
   return lnm_push_fail(L, what, NM_ERR_NO_PATH, &d);
 }
 
-/* ---- optimal paths (issue 8): the `optimal` option of findPath and path ---- */
+/* ---- optimal paths (issue 8): the `optimal` option of findPath ---- */
 
 /* A* corridor, or the optimal one (then the buffer grows until the whole
- * corridor fits), into h->path; *n gets its length. */
+ * corridor fits), into h->route.corridor; *n gets its length. */
 static nm_status run_find_path(lua_State *L, lnm_mesh *h, int optimal, int max_iter, nm_polyref s,
                                nm_polyref e, const float *sp, const float *ep, const nm_filter *f, int *n) {
   int cap = h->max_nodes;
   nm_status st;
   lnm_ensure_path(L, h, cap);
-  if (!optimal) return nm_query_find_path_limited(h->q, s, e, sp, ep, f, max_iter, h->path, cap, n);
+  if (!optimal) return nm_query_find_path_limited(h->q, s, e, sp, ep, f, max_iter, h->route.corridor, cap, n);
   for (;;) {
-    st = nm_query_find_path_optimal(h->q, s, e, sp, ep, f, h->path, cap, n);
+    st = nm_query_find_path_optimal(h->q, s, e, sp, ep, f, h->route.corridor, cap, n);
     if (st == NM_ERR_NOMEM) lnm_raise_status(L, "findPath", st, NULL);
     if (st < 0 || !(st & NM_TRUNCATED) || cap >= (1 << 24)) return st;
     lnm_ensure_path(L, h, cap *= 4);
   }
-}
-
-/* The optimal path's points (no inset or crossings asked) into a new
- * table; the point buffer grows until the whole path fits (or max_pts).
- * The search writes into all of the buffer it has, which keeps the size
- * the longest path so far needed, so a path runs its search again only
- * when it is longer than every earlier one. Returns the status. */
-static nm_status push_optimal_path(lua_State *L, lnm_mesh *h, nm_polyref s, nm_polyref e,
-                                   const float *sp, const float *ep, const nm_filter *f, int max_pts,
-                                   int out) {
-  int cap = h->pts_cap > 64 ? h->pts_cap : 64, n = 0;
-  nm_status st;
-  if (cap > max_pts) cap = max_pts;
-  for (;;) {
-    lnm_ensure_pts(L, h, cap);
-    st = nm_query_path_optimal(h->q, s, e, sp, ep, f, h->pts, h->refs, cap, &n);
-    if (st == NM_ERR_NOMEM) lnm_raise_status(L, "path", st, NULL);
-    if (st < 0 || !(st & NM_TRUNCATED) || cap >= max_pts) break;
-    cap = cap > max_pts / 4 ? max_pts : cap * 4;
-  }
-  if (st < 0) return st;
-  push_floats_into(L, out, h->pts, 3 * n);
-  return st;
 }
 
 /* ---- end of the optimal-path block ---- */
@@ -191,7 +168,7 @@ static nm_status push_optimal_path(lua_State *L, lnm_mesh *h, nm_polyref s, nm_p
  *   -> polys, partial, outOfNodes, unfinished, fallback
  * opts: { maxIterations = n } (unfinished: the cap stopped the search),
  *       { optimal = true } (fallback: the filter made it use A*) */
-static int lnm_mesh_find_path(lua_State *L) {
+static int mesh_find_path(lua_State *L) {
   static const char *const keys[] = {"optimal", "maxIterations", "reachableOnly", "out", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_polyref s = lnm_check_valid_ref(L, h, 2), e = lnm_check_valid_ref(L, h, 3);
@@ -211,7 +188,7 @@ static int lnm_mesh_find_path(lua_State *L) {
   out = out_field(L, t, "out");
   if ((st = run_find_path(L, h, optimal, max_iter, s, e, sp, ep, f, &n)) < 0)
     return lnm_push_fail(L, "findPath", st, NULL);
-  push_refs_into(L, out, h->path, n);
+  push_refs_into(L, out, h->route.corridor, n);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
   lua_pushboolean(L, (st & NM_OUT_OF_NODES) != 0);
   lua_pushboolean(L, (st & NM_UNFINISHED) != 0);
@@ -244,29 +221,26 @@ typedef struct straight_out {
   int points, flags, refs;
 } straight_out;
 
-/* Runs the straight path over h->path[0..npath) and pushes points, and
- * (when `all`) flags and refs, into o's tables or new ones; `heights` puts
- * the points on the detail surface (optimal paths). Returns the number of
- * pushed values, -1 when the corridor was refused. */
+/* Runs the straight path over h->route.corridor[0..npath) and pushes
+ * points, flags and refs into o's tables or new ones. Returns the number
+ * of pushed values, -1 when the corridor was refused. */
 static int push_straight(lua_State *L, lnm_mesh *h, const float *sp, const float *ep, int npath,
-                         const nm_straight_opts *o, int max_pts, int all, int heights,
-                         const straight_out *out) {
+                         const nm_straight_opts *o, int max_pts, const straight_out *out) {
   int cap = 2 * npath + 2, n = 0, i;
   nm_status st;
   if (max_pts < cap) cap = max_pts;
   lnm_ensure_pts(L, h, cap);
-  st = nm_query_straight_path(h->q, sp, ep, h->path, npath, o, h->pts, h->flags, h->refs, cap, &n);
+  st = nm_query_straight_path(h->q, sp, ep, h->route.corridor, npath, o, h->route.points, h->route.flags,
+                              h->route.refs, cap, &n);
   if (st < 0) return -1;
-  if (heights) nm_query_surface_heights(h->q, h->pts, h->refs, n, h->path[npath - 1]);
-  push_floats_into(L, out->points, h->pts, 3 * n);
-  if (!all) return 1;
+  push_floats_into(L, out->points, h->route.points, 3 * n);
   out_begin(L, out->flags, n);
   for (i = 0; i < n; i++) {
-    lua_pushinteger(L, h->flags[i]);
+    lua_pushinteger(L, h->route.flags[i]);
     lua_rawseti(L, -2, i + 1);
   }
   if (out->flags) out_end(L, n);
-  push_refs_into(L, out->refs, h->refs, n);
+  push_refs_into(L, out->refs, h->route.refs, n);
   return 3;
 }
 
@@ -285,7 +259,7 @@ static nm_polyref list_ref(lua_State *L) {
   return (nm_polyref)v;
 }
 
-/* The corridor argument at idx (a list of references) into h->path. */
+/* The corridor argument at idx (a list of references) into h->route.corridor. */
 static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
   int npath = (int)lua_rawlen(L, idx), i;
   nm_polyref *path;
@@ -306,7 +280,7 @@ static int read_corridor(lua_State *L, lnm_mesh *h, int idx) {
 
 /* mesh:findStraightPath(sx,sy,sz, ex,ey,ez, polys [, opts]) -> points, flags, refs
  * opts: crossings, inset, maxPoints, and points/flags/refs tables to fill. */
-static int lnm_mesh_find_straight(lua_State *L) {
+static int mesh_find_straight(lua_State *L) {
   static const char *const keys[] = {"crossings", "inset", "maxPoints", "points", "flags", "refs", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float sp[3], ep[3];
@@ -323,17 +297,14 @@ static int lnm_mesh_find_straight(lua_State *L) {
   out.points = out_slot(L, slot, "points");
   out.flags = out_slot(L, slot + 1, "flags");
   out.refs = out_slot(L, slot + 2, "refs");
-  r = push_straight(L, h, sp, ep, npath, &o, max_pts, 1, 0, &out);
+  r = push_straight(L, h, sp, ep, npath, &o, max_pts, &out);
   if (r < 0) return lnm_push_fail(L, "findStraightPath", NM_ERR_PARAM, NULL);
   return r;
 }
 
 /* Everything mesh:path and mesh:paths are asked to do. */
 typedef struct path_opts {
-  nm_straight_opts o;
-  int max_pts, optimal, reachable_only;
-  const nm_filter *f;
-  float ext[3];
+  nm_path_opts o;
 } path_opts;
 
 /* (read_path_opts's KEY() bits follow this order) */
@@ -343,57 +314,40 @@ static const char *const path_keys[] = {"crossings", "inset", "maxPoints", "filt
 /* Reads the options table t (0 = none) of path/paths, which holds the keys
  * k (opt_keys). */
 static void read_path_opts(lua_State *L, lnm_mesh *h, int t, unsigned k, path_opts *po) {
+  nm_path_opts *o = &po->o;
   const nm_filter *f;
-  po->max_pts = 1 << 24;
-  po->f = &h->filter;
-  po->ext[0] = 2;
-  po->ext[1] = 4;
-  po->ext[2] = 2;
-  read_straight_opts(L, k & STRAIGHT_KEYS ? t : 0, &po->o, &po->max_pts);
-  po->optimal = lnm_field_bool(L, KEY(k, 5, t), "optimal", 0);
-  po->reachable_only = lnm_field_bool(L, KEY(k, 6, t), "reachableOnly", 0);
+  nm_path_opts_init(o);
+  o->filter = &h->filter;
+  read_straight_opts(L, k & STRAIGHT_KEYS ? t : 0, &o->straight, &o->max_points);
+  o->optimal = lnm_field_bool(L, KEY(k, 5, t), "optimal", 0);
+  o->reachable_only = lnm_field_bool(L, KEY(k, 6, t), "reachableOnly", 0);
   if (!KEY(k, 3, t) && !KEY(k, 4, t)) return; /* no filter, no halfExtents */
-  if (KEY(k, 3, t) && (f = lnm_field_filter(L, t, "filter")) != NULL) po->f = f;
-  if (lnm_field_vec3(L, t, "halfExtents", po->ext) && (po->ext[0] < 0 || po->ext[1] < 0 || po->ext[2] < 0))
-    lnm_opterror(L, "halfExtents", "{x, y, z} >= 0 expected, got {%s, %s, %s}", lnm_number(L, po->ext[0]),
-                 lnm_number(L, po->ext[1]), lnm_number(L, po->ext[2]));
+  if (KEY(k, 3, t) && (f = lnm_field_filter(L, t, "filter")) != NULL) o->filter = f;
+  if (lnm_field_vec3(L, t, "halfExtents", o->half_ext) && (o->half_ext[0] < 0 || o->half_ext[1] < 0 || o->half_ext[2] < 0))
+    lnm_opterror(L, "halfExtents", "{x, y, z} >= 0 expected, got {%s, %s, %s}", lnm_number(L, o->half_ext[0]),
+                 lnm_number(L, o->half_ext[1]), lnm_number(L, o->half_ext[2]));
 }
 
-/* One whole path query: nearest polygons, corridor (A* or optimal), then
- * the straight path into table `out` (0: a new one), left on the stack.
- * Returns NM_OK / NM_PARTIAL / NM_FALLBACK bits, or a failure (nothing
- * pushed): ERR_NO_POLY (*what says which end), ERR_NO_PATH. */
+/* One whole path query (nm_query_path: nearest polygons, corridor -- A* or
+ * optimal -- and straight path) into table `out` (0: a new one), left on
+ * the stack. Returns NM_OK / NM_PARTIAL / NM_FALLBACK bits, or a failure
+ * (nothing pushed): ERR_NO_POLY (*what says which end), ERR_NO_PATH. */
 static nm_status path_one(lua_State *L, lnm_mesh *h, const path_opts *po, const float *sp, const float *ep,
                           int out, const char **what) {
-  float ns[3], ne[3], end[3];
-  nm_polyref sref, eref;
-  straight_out so;
-  nm_status st;
-  int n = 0;
-  *what = "path: start";
-  if (nm_query_find_nearest(h->q, sp, po->ext, po->f, &sref, ns, NULL) < 0) return NM_ERR_NO_POLY;
-  *what = "path: end";
-  if (nm_query_find_nearest(h->q, ep, po->ext, po->f, &eref, ne, NULL) < 0) return NM_ERR_NO_POLY;
-  *what = "path";
-  if (po->reachable_only && !nm_navmesh_is_reachable(h->mesh, sref, eref)) return NM_ERR_NO_PATH;
-  if (po->optimal && po->o.inset == 0 && po->o.crossings == NM_CROSSINGS_NONE) {
-    st = push_optimal_path(L, h, sref, eref, ns, ne, po->f, po->max_pts, out);
-    return st < 0 ? NM_ERR_NO_PATH : st & (NM_PARTIAL | NM_FALLBACK);
-  }
-  st = run_find_path(L, h, po->optimal, 0x7fffffff, sref, eref, ns, ne, po->f, &n);
-  if (st < 0 || n == 0) return NM_ERR_NO_PATH;
-  memcpy(end, ne, sizeof end);
-  if (h->path[n - 1] != eref) nm_query_closest_point(h->q, h->path[n - 1], ne, end, NULL);
-  so.points = out;
-  so.flags = so.refs = 0;
-  if (push_straight(L, h, ns, end, n, &po->o, po->max_pts, 0, po->optimal, &so) < 0) return NM_ERR_NO_PATH;
+  size_t before = lnm_route_bytes(h);
+  nm_status st = nm_query_path(h->q, sp, ep, &po->o, &h->route);
+  lnm_route_charge(L, h, before);
+  if (st == NM_ERR_NOMEM) lnm_raise_status(L, "path", st, NULL);
+  *what = st != NM_ERR_NO_POLY ? "path" : h->route.failed_end ? "path: end" : "path: start";
+  if (st < 0) return st;
+  push_floats_into(L, out, h->route.points, 3 * h->route.npoints);
   return st & (NM_PARTIAL | NM_FALLBACK);
 }
 
 /* mesh:path(sx,sy,sz, ex,ey,ez [, opts]) -> points, partial [, fallback]
  * (nearest polygons, A* -- or the optimal search with opts.optimal, then
  * heights from the detail mesh -- and straight path in one call). */
-static int lnm_mesh_path(lua_State *L) {
+static int mesh_path(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   float sp[3], ep[3];
   path_opts po;
@@ -406,9 +360,9 @@ static int lnm_mesh_path(lua_State *L) {
   k = opt_keys(L, 8, path_keys, &t, 1u << 7, &slot); /* out into slot */
   read_path_opts(L, h, t, k, &po);
   st = path_one(L, h, &po, sp, ep, out_slot(L, slot, "out"), &what);
-  if (st < 0) return st == NM_ERR_NO_PATH && po.reachable_only ? push_unreachable(L, what) : lnm_push_fail(L, what, st, NULL);
+  if (st < 0) return st == NM_ERR_NO_PATH && po.o.reachable_only ? push_unreachable(L, what) : lnm_push_fail(L, what, st, NULL);
   lua_pushboolean(L, (st & NM_PARTIAL) != 0);
-  if (!po.optimal) return 2;
+  if (!po.o.optimal) return 2;
   lua_pushboolean(L, (st & NM_FALLBACK) != 0);
   return 3;
 }
@@ -489,7 +443,7 @@ static void read_query(lua_State *L, int i, float p[6]) {
  * opts.out / opts.partials the results go into those tables, and the point
  * lists already in opts.out (or kept as its spares) are reused. Other
  * options as for path(). */
-static int lnm_mesh_paths(lua_State *L) {
+static int mesh_paths(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   path_opts po;
   int t, nq, i, out, partials, res, spares = 0;
@@ -536,16 +490,16 @@ static int lnm_mesh_paths(lua_State *L) {
 /* ---- registration ---- */
 
 static const luaL_Reg query_methods[] = {
-  {"findNearestPoly", lnm_mesh_find_nearest},
-  {"findPath", lnm_mesh_find_path},
-  {"findStraightPath", lnm_mesh_find_straight},
-  {"path", lnm_mesh_path},
-  {"paths", lnm_mesh_paths},
+  {"findNearestPoly", mesh_find_nearest},
+  {"findPath", mesh_find_path},
+  {"findStraightPath", mesh_find_straight},
+  {"path", mesh_path},
+  {"paths", mesh_paths},
   {NULL, NULL}
 };
 
 /* The query methods, and the weak-keyed table of mesh:paths' spares. */
-void lnm_open_query(lua_State *L) {
+void lnm_open_navmesh_path(lua_State *L) {
   lnm_add_methods(L, LNM_MESH, query_methods);
   lua_pushlightuserdata(L, (void *)&spares_key);
   lua_newtable(L);

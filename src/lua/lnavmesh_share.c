@@ -1,4 +1,4 @@
-/* lshare.c -- one mesh for many Lua states and threads: mesh:share,
+/* lnavmesh_share.c -- one mesh for many Lua states and threads: mesh:share,
  * navmesh.open, navmesh.unshare, navmesh.sharedBytes (the process-wide
  * table itself is registry.c). */
 #include "lnm.h"
@@ -14,7 +14,7 @@
  * cheaply as the next version: mesh:edit() gives a draft sharing every
  * tile, draft:share(name, {replace = true}) commits it (copies of the
  * changed tiles only); a tile cache does the same on each update
- * (lcache.c). handle:refresh() moves a handle to what its name holds now. */
+ * (ltilecache.c). handle:refresh() moves a handle to what its name holds now. */
 
 /* A shared-mesh name argument: a string of 1 to LNM_REG_MAX_NAME bytes. */
 static const char *check_name(lua_State *L, int idx, size_t *len) {
@@ -77,7 +77,7 @@ static int share_draft(lua_State *L, lnm_mesh *h, const char *name, size_t len, 
 }
 
 /* mesh:share(name [, {replace = true}]) -> true | nil, msg, "ERR_EXISTS" */
-static int lnm_mesh_share(lua_State *L) {
+static int mesh_share(lua_State *L) {
   static const char *const keys[] = {"replace", NULL};
   lnm_mesh *h = lnm_check_mesh(L, 1);
   size_t len;
@@ -138,7 +138,7 @@ static int lnm_mesh_share(lua_State *L) {
  * version a cache or a draft published, or a replacement), else the
  * latest version of what it reads. Keeps its query scratch; cheap (one
  * lock, a reference count). A private mesh has nothing to move to. */
-static int lnm_mesh_refresh(lua_State *L) {
+static int mesh_refresh(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1);
   nm_navmesh *m = NULL;
   size_t bytes;
@@ -162,7 +162,7 @@ static int lnm_mesh_refresh(lua_State *L) {
  * setPolyFlags, setPolyArea); draft:share(name, { replace = true })
  * publishes it as the next version at a cost in the changed tiles. One
  * draft at a time per shared navmesh; close it to drop it. */
-static int lnm_mesh_edit(lua_State *L) {
+static int mesh_edit(lua_State *L) {
   lnm_mesh *h = lnm_check_mesh(L, 1), *d;
   int t = lnm_opt_table(L, 2, lnm_handle_opts), nodes = t ? lnm_opt_max_nodes(L, t) : h->max_nodes;
   nm_navmesh *draft;
@@ -195,7 +195,7 @@ static int lnm_mesh_edit(lua_State *L) {
 }
 
 /* navmesh.open(name [, opts]) -> handle | nil, msg, "ERR_NOT_FOUND" */
-static int lnm_open(lua_State *L) {
+static int navmesh_open(lua_State *L) {
   size_t len;
   const char *name = check_name(L, 1, &len);
   int t = lnm_opt_table(L, 2, lnm_handle_opts), nodes = lnm_opt_max_nodes(L, t);
@@ -217,7 +217,7 @@ static int lnm_open(lua_State *L) {
 
 /* navmesh.unshare(name) -> true if the name was shared, else false. Open
  * handles keep the data; it is freed when the last one closes. */
-static int lnm_unshare(lua_State *L) {
+static int navmesh_unshare(lua_State *L) {
   size_t len;
   const char *name = check_name(L, 1, &len);
   lua_pushboolean(L, lnm_registry_remove(name, len));
@@ -225,37 +225,28 @@ static int lnm_unshare(lua_State *L) {
 }
 
 /* navmesh.sharedBytes() -> bytes held by shared meshes, process-wide */
-static int lnm_shared_bytes(lua_State *L) {
+static int navmesh_shared_bytes(lua_State *L) {
   lua_pushinteger(L, (lua_Integer)lnm_registry_bytes());
-  return 1;
-}
-
-/* navmesh.memory() -> bytes this Lua state's handles hold in its own
- * memory (meshes it loaded or built, query state, scratch): memory the
- * state's allocator gave out that collectgarbage("count") does not show. */
-static int lnm_memory(lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)lnm_acct_bytes(L));
   return 1;
 }
 
 /* ---- registration ---- */
 
 static const luaL_Reg share_methods[] = {
-  {"share", lnm_mesh_share},
-  {"refresh", lnm_mesh_refresh},
-  {"edit", lnm_mesh_edit},
+  {"share", mesh_share},
+  {"refresh", mesh_refresh},
+  {"edit", mesh_edit},
   {NULL, NULL}
 };
 
 static const luaL_Reg share_funcs[] = {
-  {"open", lnm_open},
-  {"unshare", lnm_unshare},
-  {"sharedBytes", lnm_shared_bytes},
-  {"memory", lnm_memory},
+  {"open", navmesh_open},
+  {"unshare", navmesh_unshare},
+  {"sharedBytes", navmesh_shared_bytes},
   {NULL, NULL}
 };
 
-void lnm_open_share(lua_State *L) {
+void lnm_open_navmesh_share(lua_State *L) {
   lnm_add_methods(L, LNM_MESH, share_methods);
   luaL_setfuncs(L, share_funcs, 0);
 }
